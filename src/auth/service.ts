@@ -1,0 +1,148 @@
+/**
+ * Key authentication and the operator's key management.
+ *
+ * Authenticated keys are cached for `cacheMs` (default 500 ms) so that a busy
+ * key costs no database round trip per request, while a key revoked by any
+ * process still fails within one second.
+ */
+import type { Db } from '../db/index.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { generateKeyValue, hashKey, isWellFormedKey, sameHash } from './keys.js';
+import type { Principal, Scope } from './principal.js';
+
+interface CacheEntry {
+  principal: Principal | null;
+  expiresAt: number;
+}
+
+/** last_used_at is written at most this often per key, to keep reads free of writes */
+const LAST_USED_EVERY_MS = 60_000;
+const CACHE_MAX = 10_000;
+
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly lastUsedWritten = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly cacheMs: number,
+    private readonly now: () => number = Date.now,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  /** the principal for a key value, or null when unknown, revoked or malformed */
+  async authenticate(value: string): Promise<Principal | null> {
+    if (!isWellFormedKey(value)) return null;
+    const hash = hashKey(value);
+    const now = this.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.expiresAt > now) return this.touch(hit.principal);
+    const row = await this.db.kysely
+      .selectFrom('api_keys')
+      .select(['id', 'company_id', 'campaign_id', 'scope', 'key_hash', 'revoked_at'])
+      .where('key_hash', '=', hash)
+      .executeTakeFirst();
+    const principal =
+      row && row.revoked_at === null && sameHash(row.key_hash, hash)
+        ? { keyId: row.id, companyId: row.company_id, campaignId: row.campaign_id, scope: row.scope }
+        : null;
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(hash, { principal, expiresAt: now + this.cacheMs });
+    return this.touch(principal);
+  }
+
+  private touch(principal: Principal | null): Principal | null {
+    if (!principal) return null;
+    const now = this.now();
+    const last = this.lastUsedWritten.get(principal.keyId) ?? 0;
+    if (now - last >= LAST_USED_EVERY_MS) {
+      this.lastUsedWritten.set(principal.keyId, now);
+      this.db.kysely
+        .updateTable('api_keys')
+        .set({ last_used_at: now })
+        .where('id', '=', principal.keyId)
+        .execute()
+        .catch(this.onError);
+    }
+    return principal;
+  }
+}
+
+export interface KeySummary {
+  keyId: string;
+  name: string;
+  scope: Scope;
+  campaignId: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  status: 'active' | 'revoked';
+}
+
+export async function createKey(
+  db: Db,
+  input: { companyId: string; name: string; scope: Scope; campaignId?: string | null },
+  now = Date.now(),
+): Promise<{ keyId: string; key: string }> {
+  const company = await db.kysely.selectFrom('companies').select('id').where('id', '=', input.companyId).executeTakeFirst();
+  if (!company) throw new AppError('not_found', `company ${input.companyId} not found`);
+  if (input.campaignId) {
+    const campaign = await db.kysely
+      .selectFrom('campaigns')
+      .select('company_id')
+      .where('id', '=', input.campaignId)
+      .executeTakeFirst();
+    if (!campaign || campaign.company_id !== input.companyId) {
+      throw new AppError('not_found', `campaign ${input.campaignId} not found in company ${input.companyId}`);
+    }
+  }
+  const key = generateKeyValue();
+  const keyId = newId('key_');
+  await db.kysely
+    .insertInto('api_keys')
+    .values({
+      id: keyId,
+      company_id: input.companyId,
+      campaign_id: input.campaignId ?? null,
+      name: input.name,
+      scope: input.scope,
+      key_hash: hashKey(key),
+      created_at: now,
+      revoked_at: null,
+      last_used_at: null,
+    })
+    .execute();
+  return { keyId, key };
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** never returns key values or hashes */
+export async function listKeys(db: Db, companyId: string): Promise<KeySummary[]> {
+  const rows = await db.kysely
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'scope', 'campaign_id', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('company_id', '=', companyId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map((r) => ({
+    keyId: r.id,
+    name: r.name,
+    scope: r.scope,
+    campaignId: r.campaign_id,
+    createdAt: iso(r.created_at)!,
+    lastUsedAt: iso(r.last_used_at),
+    status: r.revoked_at === null ? 'active' : 'revoked',
+  }));
+}
+
+/** true when the key existed and was active */
+export async function revokeKey(db: Db, keyId: string, now = Date.now()): Promise<boolean> {
+  const result = await db.kysely
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

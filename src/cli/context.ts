@@ -1,0 +1,28 @@
+/** What every operator command shares: config, a migrated database, output. */
+import { type Config, loadConfig } from '../config.js';
+import { createDb, type Db } from '../db/index.js';
+
+export async function withDb<T>(fn: (db: Db, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const db = createDb(config.database, { pgPoolSize: 2, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
+  try {
+    await db.migrate();
+    return await fn(db, config);
+  } finally {
+    await db.close();
+  }
+}
+
+/** --json prints exactly one JSON document; otherwise readable lines */
+export function output(json: boolean | undefined, value: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+export class UsageError extends Error {}
+
+export function positiveInt(name: string) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError(`${name} must be a whole number of at least 1, got "${raw}"`);
+    return Number(raw);
+  };
+}

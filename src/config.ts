@@ -1,0 +1,87 @@
+/**
+ * The one place that reads the environment. `loadConfig` parses and validates
+ * it once; the frozen result is passed down explicitly, never imported, so
+ * tests can build as many differently-configured apps as they like.
+ */
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | { readonly kind: 'postgres'; readonly url: string };
+
+export interface RateLimitConfig {
+  /** non-bulk /api/v1 calls per key per minute */
+  readonly perMinute: number;
+  /** all /api/v1 calls per key per hour */
+  readonly perHour: number;
+  /** bulk create + bulk delete per key per minute */
+  readonly bulkPerMinute: number;
+  /** /api/health, unknown paths and failed authentication, per client IP per minute */
+  readonly ipPerMinute: number;
+}
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly database: DatabaseConfig;
+  readonly redisUrl: string | undefined;
+  readonly rateLimit: RateLimitConfig;
+  /** largest accepted request body, bytes */
+  readonly bodyLimit: number;
+  readonly logLevel: string;
+  /** how long an authenticated key is trusted without asking the database again */
+  readonly keyCacheMs: number;
+  readonly pgPoolSize: number;
+  readonly pgStatementTimeoutMs: number;
+  /** Fastify trustProxy: off unless configured, because per-IP limits trust X-Forwarded-For only behind a known proxy */
+  readonly trustProxy: boolean | string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min) throw new ConfigError(`${name} must be at least ${min}, got ${value}`);
+  return value;
+}
+
+export function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
+  if (url === undefined || url.trim() === '') return { kind: 'sqlite', path: './data/leadline.db' };
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url };
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (path === '') throw new ConfigError('DATABASE_URL sqlite:PATH needs a path');
+    return { kind: 'sqlite', path };
+  }
+  throw new ConfigError(`DATABASE_URL must start with postgres://, postgresql:// or sqlite:, got "${url}"`);
+}
+
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return raw; // comma-separated addresses or CIDRs, as Fastify accepts
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  return Object.freeze({
+    host: env.HOST?.trim() || '0.0.0.0',
+    port: int(env, 'PORT', 3000),
+    database: parseDatabaseUrl(env.DATABASE_URL),
+    redisUrl: env.REDIS_URL?.trim() || undefined,
+    rateLimit: Object.freeze({
+      perMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 100),
+      perHour: int(env, 'RATE_LIMIT_PER_HOUR', 1000),
+      bulkPerMinute: int(env, 'RATE_LIMIT_BULK_PER_MINUTE', 10),
+      ipPerMinute: int(env, 'RATE_LIMIT_IP_PER_MINUTE', 60),
+    }),
+    bodyLimit: int(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024),
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    keyCacheMs: int(env, 'KEY_CACHE_MS', 500),
+    pgPoolSize: int(env, 'PG_POOL_SIZE', 10, 1),
+    pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5000),
+    trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
+  });
+}

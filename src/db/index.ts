@@ -1,0 +1,100 @@
+/**
+ * createDb(config) → one Kysely instance over SQLite (better-sqlite3, WAL) or
+ * PostgreSQL (pg pool). Everything dialect-specific stays inside src/db.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import { migrate } from './migrations.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: Dialect;
+  /**
+   * Runs fn in a write transaction. On SQLite it is BEGIN IMMEDIATE, so the
+   * write lock is taken up front and two processes never deadlock upgrading a
+   * read lock (busy_timeout then simply waits for the other writer).
+   */
+  writeTx<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+  migrate(): Promise<void>;
+  /** resolves when the database answers a trivial query */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DbOptions {
+  readonly pgPoolSize?: number;
+  readonly pgStatementTimeoutMs?: number;
+}
+
+function sqlite(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new SQLite(path);
+  database.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode loses nothing when the process dies; only a power cut
+  // can drop the last commits. FULL costs an fsync per commit.
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return {
+    kysely,
+    dialect: 'sqlite',
+    writeTx: (fn) =>
+      kysely.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          const result = await fn(conn as unknown as Transaction<Database>);
+          await sql`commit`.execute(conn);
+          return result;
+        } catch (err) {
+          await sql`rollback`.execute(conn);
+          throw err;
+        }
+      }),
+    migrate: () => migrate(kysely, 'sqlite'),
+    ping: async () => {
+      await sql`select 1`.execute(kysely);
+    },
+    close: () => kysely.destroy(),
+  };
+}
+
+function postgres(url: string, opts: DbOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.pgPoolSize ?? 10,
+    // Fail fast when the server is down instead of queueing requests forever.
+    connectionTimeoutMillis: 2000,
+    statement_timeout: opts.pgStatementTimeoutMs ?? 5000,
+    // bigint columns (seq, epoch ms) fit in a double; parse them as numbers.
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its server must not crash the process.
+  pool.on('error', () => {});
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kysely,
+    dialect: 'postgres',
+    writeTx: (fn) => kysely.transaction().execute(fn),
+    migrate: () => migrate(kysely, 'postgres'),
+    ping: async () => {
+      await sql`select 1`.execute(kysely);
+    },
+    close: () => kysely.destroy(),
+  };
+}
+
+export function createDb(config: DatabaseConfig, opts: DbOptions = {}): Db {
+  return config.kind === 'sqlite' ? sqlite(config.path) : postgres(config.url, opts);
+}

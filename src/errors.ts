@@ -1,0 +1,44 @@
+/**
+ * Domain errors carry a stable code and the exact message the API promises.
+ * Exactly one place (src/http/errors.ts) turns a code into an HTTP status.
+ */
+export type ErrorCode =
+  | 'validation' // 400
+  | 'missing_key' // 401
+  | 'invalid_key' // 401
+  | 'insufficient_permissions' // 403
+  | 'forbidden' // 403
+  | 'not_found' // 404
+  | 'conflict' // 409
+  | 'payload_too_large' // 413
+  | 'unsupported_media_type' // 415
+  | 'rate_limited' // 429
+  | 'unavailable' // 503
+  | 'internal'; // 500
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const MESSAGES = {
+  missingKey: 'Missing API key',
+  invalidKey: 'Invalid or inactive API key',
+  insufficientPermissions: 'Insufficient permissions',
+  forbidden: 'Forbidden',
+  campaignNotFound: 'Campaign not found or access denied',
+  leadNotFound: 'Lead not found',
+  rateLimited: 'Rate limit exceeded. Please try again later.',
+  notFound: 'Not found',
+  internal: 'Internal server error',
+  invalidCursor: 'Invalid cursor',
+  noPredial: 'Campaign has no predial function configured; phoneNumber is required',
+  unavailable: 'Service temporarily unavailable',
+} as const;
+
+export const validation = (message: string) => new AppError('validation', message);

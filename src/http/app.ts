@@ -1,0 +1,80 @@
+/**
+ * buildApp(deps) → a Fastify instance with every route, hook and the error
+ * mapping, but not listening: tests use app.inject, src/server.ts listens.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import { KeyAuthenticator } from '../auth/service.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import { MESSAGES } from '../errors.js';
+import { ajvFormats, maxJsonBytesKeyword } from '../leads/formats.js';
+import { LeadService } from '../leads/service.js';
+import type { RateLimiter } from '../ratelimit/types.js';
+import { guard } from './auth.js';
+import { failure } from './envelope.js';
+import { errorHandler } from './errors.js';
+import { enforce, windowsFor } from './limits.js';
+import { healthRoutes } from './routes/health.js';
+import { leadRoutes } from './routes/leads.js';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly db: Db;
+  readonly limiter: RateLimiter;
+  readonly logger?: Logger;
+  readonly now?: () => number;
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, db, limiter } = deps;
+  const now = deps.now ?? Date.now;
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger as FastifyBaseLogger } : { logger: false }),
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // One log line per request (onResponse below) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    ajv: {
+      customOptions: {
+        // Bodies are taken as sent: no coercion ("5" is not a priority), no
+        // defaults injected, no properties removed; the first error is enough.
+        coerceTypes: false,
+        useDefaults: false,
+        removeAdditional: false,
+        allErrors: false,
+        formats: ajvFormats,
+        keywords: [maxJsonBytesKeyword],
+      },
+    },
+  });
+
+  const windows = windowsFor(config.rateLimit);
+  const authenticator = new KeyAuthenticator(db, config.keyCacheMs, now, (err) =>
+    app.log.warn({ err }, 'could not record key use'),
+  );
+  app.addHook('onRequest', guard({ authenticator, limiter, windows, now }));
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+  app.setErrorHandler(errorHandler(config.bodyLimit));
+  app.setNotFoundHandler(async (request, reply) => {
+    await enforce(limiter, reply, `ip:${request.ip}`, windows.ip, now);
+    return reply.code(404).send(failure(MESSAGES.notFound));
+  });
+
+  const leads = new LeadService(db, now);
+  await app.register(healthRoutes(db));
+  await app.register(leadRoutes(leads), { prefix: '/api/v1/leads' });
+  await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
+  return app;
+}

@@ -1,0 +1,51 @@
+/**
+ * The checks every /api/v1 route runs before its handler, in the order
+ * decisions.md fixes: authenticate (401), rate-limit per key (429), scope
+ * (403). Validation and campaign access follow in Fastify and the service.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { allows, type Principal, type Scope } from '../auth/principal.js';
+import type { KeyAuthenticator } from '../auth/service.js';
+import { AppError, MESSAGES } from '../errors.js';
+import type { RateLimiter } from '../ratelimit/types.js';
+import { enforce, type Windows } from './limits.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** scope the route needs; absent on public routes */
+    scope?: Scope;
+    /** counts against the bulk window instead of the per-minute one */
+    bulk?: boolean;
+    /** counted per client IP before anything else (the health check) */
+    ipLimited?: boolean;
+  }
+}
+
+export interface GuardDeps {
+  readonly authenticator: KeyAuthenticator;
+  readonly limiter: RateLimiter;
+  readonly windows: Windows;
+  readonly now: () => number;
+}
+
+export function guard(deps: GuardDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const { scope: need, ipLimited } = request.routeOptions.config;
+    if (ipLimited) return enforce(deps.limiter, reply, `ip:${request.ip}`, deps.windows.ip, deps.now);
+    if (need === undefined) return;
+    const value = request.headers['x-api-key'];
+    const principal = typeof value === 'string' && value !== '' ? await deps.authenticator.authenticate(value) : null;
+    if (principal === null) {
+      // Failed authentication is counted per client IP, so keys cannot be guessed at full speed.
+      await enforce(deps.limiter, reply, `ip:${request.ip}`, deps.windows.authFailure, deps.now);
+      throw new AppError(value ? 'invalid_key' : 'missing_key', value ? MESSAGES.invalidKey : MESSAGES.missingKey);
+    }
+    const windows = request.routeOptions.config.bulk ? deps.windows.bulk : deps.windows.call;
+    await enforce(deps.limiter, reply, `key:${principal.keyId}`, windows, deps.now);
+    if (!allows(principal.scope, need)) throw new AppError('insufficient_permissions', MESSAGES.insufficientPermissions);
+    request.principal = principal;
+  };
+}

@@ -1,0 +1,216 @@
+/**
+ * The rules of the five lead operations. Requests arrive here already
+ * schema-validated; this file decides campaign access, deduplication and
+ * atomicity, and throws AppError for everything the client must be told.
+ */
+import type { Principal } from '../auth/principal.js';
+import type { CampaignRow } from '../campaigns/service.js';
+import type { Db } from '../db/index.js';
+import { AppError, MESSAGES, validation } from '../errors.js';
+import { newIds } from '../ids.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { toUtcIso } from './formats.js';
+import * as repo from './repository.js';
+import {
+  DEFAULT_PAGE,
+  type IdentifierEntry,
+  type LeadInput,
+  type LeadStatus,
+  MAX_PAGE,
+} from './schemas.js';
+
+export interface BulkCreateResult {
+  created: number;
+  skipped: number;
+  createdIds: string[];
+  skippedIdentifiers: string[];
+}
+export interface BulkDeleteResult {
+  deleted: number;
+  notFound: number;
+  deletedIdentifiers: string[];
+  notFoundIdentifiers: string[];
+}
+export interface ListPage {
+  /** the leads of the page as a JSON array text */
+  leadsJson: string;
+  count: number;
+  cursor: string;
+  hasMore: boolean;
+}
+
+type Denial = 'not_found' | 'forbidden';
+const CAMPAIGN_CACHE_MS = 1000;
+
+export class LeadService {
+  private readonly campaigns = new Map<string, { row: CampaignRow | undefined; until: number }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(p: Principal, body: LeadInput & { campaignId: string }): Promise<string> {
+    const campaign = await this.reach(p, body.campaignId, 'not_found');
+    if (body.phoneNumber === undefined && !campaign.predial_url) throw validation(MESSAGES.noPredial);
+    const [id] = newIds('ld_', 1);
+    const row = toRow(id!, body);
+    // A lead deleted between the failed insert and the lookup: try the insert again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if ((await repo.insertOne(this.db.kysely, campaign.id, row, this.now())) !== null) return id!;
+      if (row.externalId !== null && (await repo.exists(this.db.kysely, campaign.id, { externalId: row.externalId }))) {
+        throw new AppError('conflict', `Lead with externalId ${row.externalId} already exists`);
+      }
+      if (row.phoneNumber !== null && (await repo.exists(this.db.kysely, campaign.id, { phoneNumber: row.phoneNumber }))) {
+        throw new AppError('conflict', `Lead with phone number ${row.phoneNumber} already exists`);
+      }
+    }
+    throw new AppError('unavailable', MESSAGES.unavailable);
+  }
+
+  async bulkCreate(p: Principal, campaignId: string, leads: readonly LeadInput[]): Promise<BulkCreateResult> {
+    const campaign = await this.reach(p, campaignId, 'not_found');
+    if (!campaign.predial_url) {
+      const index = leads.findIndex((l) => l.phoneNumber === undefined);
+      if (index >= 0) throw validation(`leads[${index}]: ${MESSAGES.noPredial}`);
+    }
+    const ids = newIds('ld_', leads.length);
+    const rows = leads.map((lead, i) => toRow(ids[i]!, lead));
+    const db = this.db;
+    return db.writeTx(async (tx) => {
+      const existing = await repo.findExisting(
+        tx,
+        db.dialect,
+        campaign.id,
+        rows.flatMap((r) => (r.externalId === null ? [] : [r.externalId])),
+        rows.flatMap((r) => (r.phoneNumber === null ? [] : [r.phoneNumber])),
+      );
+      const taken = identifierSets(existing);
+      // Decide in request order, so a later entry repeating an earlier one is the duplicate.
+      const plan = rows.map((row) => {
+        const hit = duplicateOf(row, taken);
+        if (hit === null) {
+          if (row.externalId !== null) taken.externalIds.add(row.externalId);
+          if (row.phoneNumber !== null) taken.phoneNumbers.add(row.phoneNumber);
+        }
+        return { row, skippedAs: hit };
+      });
+      const toInsert = plan.filter((x) => x.skippedAs === null).map((x) => x.row);
+      const inserted = await repo.insertMany(tx, db.dialect, campaign.id, toInsert, this.now());
+      if (inserted.size < toInsert.length) {
+        // Only on PostgreSQL: a concurrent request inserted some of them after our
+        // lookup; the unique indexes refused ours. Report what they collided with.
+        const lost = toInsert.filter((r) => !inserted.has(r.id));
+        const now = identifierSets(
+          await repo.findExisting(tx, db.dialect, campaign.id, lost.flatMap((r) => r.externalId ?? []), lost.flatMap((r) => r.phoneNumber ?? [])),
+        );
+        for (const x of plan) if (x.skippedAs === null && !inserted.has(x.row.id)) x.skippedAs = duplicateOf(x.row, now) ?? x.row.externalId ?? x.row.phoneNumber;
+      }
+      const result: BulkCreateResult = { created: 0, skipped: 0, createdIds: [], skippedIdentifiers: [] };
+      for (const x of plan) {
+        if (x.skippedAs === null) result.createdIds.push(x.row.id);
+        else result.skippedIdentifiers.push(x.skippedAs);
+      }
+      result.created = result.createdIds.length;
+      result.skipped = result.skippedIdentifiers.length;
+      return result;
+    });
+  }
+
+  async list(
+    p: Principal,
+    query: { campaignId: string; status?: LeadStatus; limit?: string; cursor?: string },
+  ): Promise<ListPage> {
+    const limit = query.limit === undefined ? DEFAULT_PAGE : Math.min(Number(query.limit), MAX_PAGE);
+    const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+    if (after === null) throw validation(MESSAGES.invalidCursor);
+    const campaign = await this.reach(p, query.campaignId, 'not_found');
+    const page = await repo.listPage(this.db.kysely, this.db.dialect, campaign.id, query.status, after, limit);
+    const last = page.last ?? after;
+    const hasMore = page.n === limit && (await repo.hasAfter(this.db.kysely, campaign.id, query.status, last));
+    return { leadsJson: page.page, count: page.n, cursor: encodeCursor(last), hasMore };
+  }
+
+  async deleteOne(p: Principal, query: IdentifierEntry & { campaignId: string }): Promise<void> {
+    const campaign = await this.reach(p, query.campaignId, 'forbidden');
+    const by: repo.Lookup =
+      query.externalId !== undefined ? { externalId: query.externalId } : { phoneNumber: query.phoneNumber! };
+    if (!(await repo.deleteOne(this.db.kysely, campaign.id, by))) throw new AppError('not_found', MESSAGES.leadNotFound);
+  }
+
+  async bulkDelete(p: Principal, campaignId: string, entries: readonly IdentifierEntry[]): Promise<BulkDeleteResult> {
+    const campaign = await this.reach(p, campaignId, 'forbidden');
+    const db = this.db;
+    const byExternalId = entries.flatMap((e) => (e.externalId !== undefined ? [e.externalId] : []));
+    const byPhone = entries.flatMap((e) => (e.externalId === undefined ? [e.phoneNumber!] : []));
+    const deleted = await db.writeTx((tx) => repo.deleteMany(tx, db.dialect, campaign.id, byExternalId, byPhone));
+    // Each deleted lead answers the first entry that names it (by either
+    // identifier); a later entry naming the same lead is notFound.
+    const byExt = new Map(deleted.flatMap((d) => (d.external_id === null ? [] : [[d.external_id, d] as const])));
+    const byPhoneNumber = new Map(deleted.flatMap((d) => (d.phone_number === null ? [] : [[d.phone_number, d] as const])));
+    const answered = new Set<repo.IdentifierRow>();
+    const result: BulkDeleteResult = { deleted: 0, notFound: 0, deletedIdentifiers: [], notFoundIdentifiers: [] };
+    for (const e of entries) {
+      const value = e.externalId ?? e.phoneNumber!;
+      const lead = e.externalId !== undefined ? byExt.get(value) : byPhoneNumber.get(value);
+      if (lead && !answered.has(lead)) {
+        answered.add(lead);
+        result.deletedIdentifiers.push(value);
+      } else result.notFoundIdentifiers.push(value);
+    }
+    result.deleted = result.deletedIdentifiers.length;
+    result.notFound = result.notFoundIdentifiers.length;
+    return result;
+  }
+
+  /** the campaign, if the key may reach it; otherwise 404 or 403 as the endpoint says */
+  private async reach(p: Principal, campaignId: string, denial: Denial): Promise<CampaignRow> {
+    const deny = () =>
+      denial === 'forbidden'
+        ? new AppError('forbidden', MESSAGES.forbidden)
+        : new AppError('not_found', MESSAGES.campaignNotFound);
+    if (p.campaignId !== null && p.campaignId !== campaignId) throw deny();
+    const campaign = await this.campaign(campaignId);
+    if (!campaign || campaign.company_id !== p.companyId) throw deny();
+    return campaign;
+  }
+
+  /** campaigns are read on every request; a 1 s cache keeps that off the database */
+  private async campaign(id: string): Promise<CampaignRow | undefined> {
+    const now = this.now();
+    const hit = this.campaigns.get(id);
+    if (hit && hit.until > now) return hit.row;
+    const row = await this.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
+    if (this.campaigns.size > 10_000) this.campaigns.clear();
+    this.campaigns.set(id, { row, until: now + CAMPAIGN_CACHE_MS });
+    return row;
+  }
+}
+
+function toRow(id: string, lead: LeadInput): repo.NewLeadRow {
+  return {
+    id,
+    phoneNumber: lead.phoneNumber ?? null,
+    externalId: lead.externalId ?? null,
+    metadata: JSON.stringify(lead.metadata ?? {}),
+    scheduledFor: lead.scheduledFor === undefined ? null : toUtcIso(lead.scheduledFor),
+    priority: lead.priority ?? 0,
+  };
+}
+
+function identifierSets(rows: readonly repo.IdentifierRow[]) {
+  const externalIds = new Set<string>();
+  const phoneNumbers = new Set<string>();
+  for (const r of rows) {
+    if (r.external_id !== null) externalIds.add(r.external_id);
+    if (r.phone_number !== null) phoneNumbers.add(r.phone_number);
+  }
+  return { externalIds, phoneNumbers };
+}
+
+/** the identifier a row collides with, externalId checked first; null when new */
+function duplicateOf(row: repo.NewLeadRow, taken: ReturnType<typeof identifierSets>): string | null {
+  if (row.externalId !== null && taken.externalIds.has(row.externalId)) return row.externalId;
+  if (row.phoneNumber !== null && taken.phoneNumbers.has(row.phoneNumber)) return row.phoneNumber;
+  return null;
+}

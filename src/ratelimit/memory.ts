@@ -1,0 +1,124 @@
+import type { RateLimiter, Verdict, Window } from './types.js';
+import { decide, validateWindows, type WindowState } from './verdict.js';
+
+/**
+ * Idle buckets are swept on the hit path rather than by a timer: a sweep runs
+ * once the hits since the last sweep reach the number of buckets that sweep
+ * left (at least SWEEP_MIN_HITS). A sweep costs O(buckets) = O(survivors + hits
+ * since), so O(1) amortised per hit, and only that many hits' worth of
+ * buckets can pile up between sweeps, even when every hit brings a new key.
+ * It also follows the injected clock and needs no timer to unref or stop; the
+ * price is that an idle limiter keeps its last burst's buckets until traffic
+ * resumes.
+ */
+const SWEEP_MIN_HITS = 1024;
+
+/** Timestamps of admitted hits, oldest first; capacity = limit, so O(limit) memory. */
+class Ring {
+  private ts: Float64Array;
+  private head = 0;
+  count = 0;
+
+  constructor(limit: number, public windowMs: number) {
+    this.ts = new Float64Array(limit);
+  }
+
+  private at(i: number): number {
+    return this.ts[(this.head + i) % this.ts.length] as number;
+  }
+
+  oldest(): number {
+    return this.at(0);
+  }
+
+  expire(now: number): void {
+    while (this.count > 0 && this.oldest() <= now - this.windowMs) {
+      this.head = (this.head + 1) % this.ts.length;
+      this.count--;
+    }
+  }
+
+  push(now: number): void {
+    this.ts[(this.head + this.count) % this.ts.length] = now;
+    this.count++;
+  }
+
+  /**
+   * The same key may be configured with a new limit (deploy, config reload).
+   * Keeping only the newest `limit` entries changes no decision: if a dropped
+   * older entry were still inside the window, so would all kept ones be, and
+   * the window would be full anyway.
+   */
+  adapt(w: Window): void {
+    this.windowMs = w.windowMs;
+    if (w.limit === this.ts.length) return;
+    const keep = Math.min(this.count, w.limit);
+    const next = new Float64Array(w.limit);
+    for (let i = 0; i < keep; i++) next[i] = this.at(this.count - keep + i);
+    this.ts = next;
+    this.head = 0;
+    this.count = keep;
+  }
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly buckets = new Map<string, Ring>();
+  private readonly clock: () => number;
+  // Never step back in time: the rings rely on timestamps arriving in order.
+  private lastNow = -Infinity;
+  private hitsSinceSweep = 0;
+  private sweepEvery = SWEEP_MIN_HITS;
+
+  constructor(opts: { now?: () => number } = {}) {
+    this.clock = opts.now ?? Date.now;
+  }
+
+  /** Number of buckets (key × window) currently held. */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  async hit(key: string, windows: readonly Window[]): Promise<Verdict> {
+    validateWindows(windows);
+    const now = (this.lastNow = Math.max(this.clock(), this.lastNow));
+    if (++this.hitsSinceSweep >= this.sweepEvery) this.sweep();
+
+    const names = windows.map((w) => `${key}:${w.name}`);
+    const rings = windows.map((w, i) => {
+      const ring = this.buckets.get(names[i] as string);
+      ring?.adapt(w);
+      ring?.expire(now);
+      return ring;
+    });
+    const allowed = windows.every((w, i) => (rings[i]?.count ?? 0) < w.limit);
+
+    const states: WindowState[] = windows.map((w, i) => {
+      let ring = rings[i];
+      if (allowed) {
+        if (!ring) this.buckets.set(names[i] as string, (ring = new Ring(w.limit, w.windowMs)));
+        ring.push(now);
+      }
+      // A full ring holds exactly `limit` entries, so its oldest is the one
+      // whose departure makes room; an empty one only occurs with limit 0.
+      const count = ring?.count ?? 0;
+      return { count, resetAt: (count > 0 && ring ? ring.oldest() : now) + w.windowMs };
+    });
+    return decide(windows, allowed, states);
+  }
+
+  /** Drops buckets with nothing left inside their window. */
+  sweep(): void {
+    this.hitsSinceSweep = 0;
+    const now = (this.lastNow = Math.max(this.clock(), this.lastNow));
+    for (const [name, ring] of this.buckets) {
+      ring.expire(now);
+      if (ring.count === 0) this.buckets.delete(name);
+    }
+    this.sweepEvery = Math.max(SWEEP_MIN_HITS, this.buckets.size);
+  }
+
+  /** No timers to stop (see SWEEP_MIN_HITS); just releases the buckets. */
+  async close(): Promise<void> {
+    this.buckets.clear();
+  }
+}

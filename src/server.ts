@@ -1,0 +1,84 @@
+/**
+ * `leadline serve`: migrate, seed a demo on an empty database, listen, and on
+ * SIGTERM/SIGINT stop accepting, finish in-flight requests, close everything.
+ */
+import type { FastifyInstance } from 'fastify';
+import { createKey } from './auth/service.js';
+import { createCampaign, createCompany } from './campaigns/service.js';
+import type { Config } from './config.js';
+import { createDb, type Db } from './db/index.js';
+import { buildApp } from './http/app.js';
+import { createLogger } from './logger.js';
+import { createRateLimiter } from './ratelimit/index.js';
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** On a database with no company at all, make one ready-to-curl demo. */
+async function seedDemo(db: Db): Promise<{ companyId: string; campaignId: string; key: string } | null> {
+  const any = await db.kysely.selectFrom('companies').select('id').limit(1).executeTakeFirst();
+  if (any) return null;
+  const { companyId } = await createCompany(db, 'Demo company');
+  const { campaignId } = await createCampaign(db, { companyId, name: 'Demo campaign', hours: 'mon-sun 00:00-24:00' });
+  const { key } = await createKey(db, { companyId, name: 'demo write key', scope: 'write' });
+  return { companyId, campaignId, key };
+}
+
+export async function startServer(config: Config, opts: { seed?: boolean } = {}): Promise<RunningServer> {
+  const logger = createLogger(config.logLevel);
+  const db = createDb(config.database, {
+    pgPoolSize: config.pgPoolSize,
+    pgStatementTimeoutMs: config.pgStatementTimeoutMs,
+  });
+  await db.migrate();
+  const demo = opts.seed === false ? null : await seedDemo(db);
+  const limiter = await createRateLimiter({ redisUrl: config.redisUrl, logger });
+  const app = await buildApp({ config, db, limiter, logger });
+  const address = await app.listen({ host: config.host, port: config.port });
+  logger.info({ address, database: config.database.kind, redis: Boolean(config.redisUrl) }, 'leadline listening');
+  if (demo) {
+    const base = `http://127.0.0.1:${config.port}`;
+    process.stdout.write(
+      [
+        '',
+        'First start: a demo company, campaign and write key were created.',
+        `  companyId:  ${demo.companyId}`,
+        `  campaignId: ${demo.campaignId}`,
+        `  API key:    ${demo.key}   (shown once; only its hash is stored)`,
+        'Try it:',
+        `  curl -s -X POST ${base}/api/v1/leads -H 'x-api-key: ${demo.key}' -H 'content-type: application/json' \\`,
+        `    -d '{"campaignId":"${demo.campaignId}","phoneNumber":"+14155550123"}'`,
+        `  curl -s '${base}/api/v1/leads?campaignId=${demo.campaignId}' -H 'x-api-key: ${demo.key}'`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await app.close(); // stops accepting, waits for in-flight requests
+      await limiter.close();
+      await db.close();
+    })());
+  return { app, url: address, close };
+}
+
+/** Runs until SIGTERM/SIGINT, then drains and exits. */
+export async function serveForever(config: Config): Promise<void> {
+  const server = await startServer(config);
+  const stop = (signal: string) => {
+    server.app.log.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (err) => {
+        server.app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}

@@ -1,0 +1,69 @@
+/**
+ * A fresh database per test file: a temporary SQLite file, or a new
+ * PostgreSQL database created on the test server and dropped afterwards.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { DatabaseConfig } from '../../src/config.js';
+import { createDb, type Db } from '../../src/db/index.js';
+import { PG_ADMIN_URL, serviceAvailable } from './services.js';
+
+export type StoreKind = 'sqlite' | 'postgres';
+
+export interface TestStore {
+  readonly config: DatabaseConfig;
+  readonly url: string;
+  /** opens a new, migrated connection to this store */
+  open(): Promise<Db>;
+  drop(): Promise<void>;
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTestStore(kind: StoreKind): Promise<TestStore> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'leadline-test-'));
+    const path = join(dir, 'test.db');
+    const config: DatabaseConfig = { kind: 'sqlite', path };
+    return {
+      config,
+      url: `sqlite:${path}`,
+      open: async () => {
+        const db = createDb(config);
+        await db.migrate();
+        return db;
+      },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `leadline_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  await adminQuery(`create database ${name}`);
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const config: DatabaseConfig = { kind: 'postgres', url: url.toString() };
+  return {
+    config,
+    url: url.toString(),
+    open: async () => {
+      const db = createDb(config, { pgPoolSize: 5 });
+      await db.migrate();
+      return db;
+    },
+    drop: () => adminQuery(`drop database if exists ${name} with (force)`),
+  };
+}
+
+/** the stores a behaviour suite runs against: SQLite always, PostgreSQL when reachable (always under CI) */
+export async function availableStores(): Promise<StoreKind[]> {
+  return (await serviceAvailable('postgres')) ? ['sqlite', 'postgres'] : ['sqlite'];
+}
