@@ -23,6 +23,8 @@ export interface Config {
   readonly port: number;
   readonly database: DatabaseConfig;
   readonly redisUrl: string | undefined;
+  /** namespace of the rate-limit keys, so deployments can share one Redis */
+  readonly redisKeyPrefix: string;
   readonly rateLimit: RateLimitConfig;
   /** largest accepted request body, bytes */
   readonly bodyLimit: number;
@@ -71,6 +73,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: int(env, 'PORT', 3000),
     database: parseDatabaseUrl(env.DATABASE_URL),
     redisUrl: env.REDIS_URL?.trim() || undefined,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'leadline:rl:',
     rateLimit: Object.freeze({
       perMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 100),
       perHour: int(env, 'RATE_LIMIT_PER_HOUR', 1000),

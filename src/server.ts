@@ -35,7 +35,7 @@ export async function startServer(config: Config, opts: { seed?: boolean } = {})
   });
   await db.migrate();
   const demo = opts.seed === false ? null : await seedDemo(db);
-  const limiter = await createRateLimiter({ redisUrl: config.redisUrl, logger });
+  const limiter = await createRateLimiter({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, logger });
   const app = await buildApp({ config, db, limiter, logger });
   const address = await app.listen({ host: config.host, port: config.port });
   logger.info({ address, database: config.database.kind, redis: Boolean(config.redisUrl) }, 'leadline listening');

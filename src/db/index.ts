@@ -21,8 +21,13 @@ export interface Db {
    * Runs fn in a write transaction. On SQLite it is BEGIN IMMEDIATE, so the
    * write lock is taken up front and two processes never deadlock upgrading a
    * read lock (busy_timeout then simply waits for the other writer).
+   * On PostgreSQL, `lock` names a transaction-scoped advisory lock taken
+   * first: bulk writes to one campaign queue behind each other instead of
+   * deadlocking on each other's unique-index entries (two overlapping bulks in
+   * opposite orders otherwise deadlock and cost a 1 s deadlock_timeout), and a
+   * deadlock or serialization failure that still happens is retried.
    */
-  writeTx<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+  writeTx<T>(fn: (tx: Executor) => Promise<T>, opts?: { lock?: string }): Promise<T>;
   migrate(): Promise<void>;
   /** resolves when the database answers a trivial query */
   ping(): Promise<void>;
@@ -74,19 +79,38 @@ function postgres(url: string, opts: DbOptions): Db {
     // Fail fast when the server is down instead of queueing requests forever.
     connectionTimeoutMillis: 2000,
     statement_timeout: opts.pgStatementTimeoutMs ?? 5000,
+    // The server enforces statement_timeout; this client-side bound also covers
+    // a server that stopped answering without closing the connection.
+    query_timeout: (opts.pgStatementTimeoutMs ?? 5000) + 1000,
     // bigint columns (seq, epoch ms) fit in a double; parse them as numbers.
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });
-  // An idle client losing its server must not crash the process.
+  // A client losing its server emits 'error': the pool handles that for idle
+  // clients, but a checked-out client between two statements of a transaction
+  // has no listener, and an unhandled 'error' event would kill the process.
+  // The statement in flight (or the next one) fails on its own and maps to 503.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,
     dialect: 'postgres',
-    writeTx: (fn) => kysely.transaction().execute(fn),
+    writeTx: async (fn, o) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await kysely.transaction().execute(async (tx) => {
+            if (o?.lock) await sql`select pg_advisory_xact_lock(hashtextextended(${o.lock}, 0))`.execute(tx);
+            return fn(tx);
+          });
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw err;
+        }
+      }
+    },
     migrate: () => migrate(kysely, 'postgres'),
     ping: async () => {
       await sql`select 1`.execute(kysely);

@@ -1,9 +1,11 @@
 /**
  * Migrations live in code (not files on disk) so the compiled package carries
- * them. Kysely's Migrator takes a lock (an advisory lock on PostgreSQL, the
- * write lock on SQLite), so two processes starting at once migrate once.
+ * them. Two processes starting at once must migrate once: on PostgreSQL
+ * Kysely's Migrator takes an advisory lock; on SQLite it takes none and runs
+ * without a transaction, so we wrap it in BEGIN IMMEDIATE ourselves (the
+ * other process waits on busy_timeout, then finds nothing left to do).
  */
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Dialect } from './index.js';
 
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -95,12 +97,25 @@ function migrations(dialect: Dialect): Record<string, Migration> {
   };
 }
 
-export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> {
+async function run(db: Kysely<any>, dialect: Dialect): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
-  const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
   }
+}
+
+export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  if (dialect === 'postgres') return run(db, dialect);
+  await db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      await run(conn, dialect);
+      await sql`commit`.execute(conn);
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
+  });
 }

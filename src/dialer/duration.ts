@@ -2,8 +2,7 @@
 // "1d", "1h30m", "1d2h30m15s". Units go largest first, each at most once.
 // The first component is unbounded ("90s", "36h") so people can write what
 // they think in; later components must stay below the next larger unit
-// ("1h90m" is refused) so every value has one spelling per leading unit,
-// which is what makes "shortest" well defined for formatDuration.
+// ("1h90m" is refused), which catches typos like "1h300m" for "1h30m".
 // Only whole seconds: the dialer never schedules finer than that.
 
 const UNITS = [
@@ -51,37 +50,23 @@ export function parseDuration(s: string): number {
   return total;
 }
 
-/** Spelling of ms that leads with UNITS[lead]; null when ms has no such spelling. */
-function spell(ms: number, lead: number): string | null {
-  const leadMs = UNITS[lead]![1];
-  if (ms < leadMs) return null;
-  let rest = ms;
-  let out = '';
-  for (let i = lead; i < UNITS.length; i++) {
-    const [u, size] = UNITS[i]!;
-    const n = Math.floor(rest / size);
-    rest -= n * size;
-    if (n > 0) out += `${n}${u}`;
-  }
-  return out;
-}
-
-/** Shortest string that parseDuration reads back as ms; ties go to fewer components. */
+/**
+ * Canonical spelling: largest units first, zero components dropped, so
+ * 5400000 -> "1h30m" and 90000 -> "1m30s". It is the shortest spelling whose
+ * every component stays within its natural bound; a pure character count
+ * would prefer "95415s" to "1d2h30m15s", which nobody can read at a glance.
+ */
 export function formatDuration(ms: number): string {
   if (!Number.isSafeInteger(ms) || ms < 0 || ms % 1000 !== 0) {
     throw new RangeError(`cannot format duration ${ms}: need a non-negative whole number of seconds in ms`);
   }
   if (ms === 0) return '0s';
-  let best: string | null = null;
-  let bestParts = Infinity;
-  for (let lead = 0; lead < UNITS.length; lead++) {
-    const s = spell(ms, lead);
-    if (s === null) continue;
-    const parts = s.replace(/\d+/g, '').length;
-    if (best === null || s.length < best.length || (s.length === best.length && parts < bestParts)) {
-      best = s;
-      bestParts = parts;
-    }
+  let rest = ms;
+  let out = '';
+  for (const [unit, size] of UNITS) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0) out += `${n}${unit}`;
   }
-  return best!;
+  return out;
 }

@@ -114,7 +114,7 @@ export class LeadService {
       result.created = result.createdIds.length;
       result.skipped = result.skippedIdentifiers.length;
       return result;
-    });
+    }, { lock: `leads:${campaign.id}` });
   }
 
   async list(
@@ -143,7 +143,9 @@ export class LeadService {
     const db = this.db;
     const byExternalId = entries.flatMap((e) => (e.externalId !== undefined ? [e.externalId] : []));
     const byPhone = entries.flatMap((e) => (e.externalId === undefined ? [e.phoneNumber!] : []));
-    const deleted = await db.writeTx((tx) => repo.deleteMany(tx, db.dialect, campaign.id, byExternalId, byPhone));
+    const deleted = await db.writeTx((tx) => repo.deleteMany(tx, db.dialect, campaign.id, byExternalId, byPhone), {
+      lock: `leads:${campaign.id}`,
+    });
     // Each deleted lead answers the first entry that names it (by either
     // identifier); a later entry naming the same lead is notFound.
     const byExt = new Map(deleted.flatMap((d) => (d.external_id === null ? [] : [[d.external_id, d] as const])));

@@ -1,0 +1,88 @@
+// Why is (or isn't) a lead callable right now, and when will it be?
+// The dialer's queue query filters on the same conditions; this function is
+// the readable reference the CLI's "why not called" output is built on.
+
+import type { LeadStatus } from './lifecycle.js';
+import { isOpen, nextOpen, type WeeklyHours } from './hours.js';
+
+export const DUE_REASONS = [
+  'already concluded',
+  'attempts used up',
+  'scheduled later',
+  'outside hours',
+  'local time',
+  'claimed by another worker',
+] as const;
+export type DueReason = (typeof DUE_REASONS)[number];
+
+export interface DueInput {
+  status: LeadStatus;
+  attempts: number;
+  maxAttempts: number;
+  scheduledFor: Date | null;
+  nextAttemptAt: Date | null;
+  claimedBy: string | null;
+  claimExpiresAt: Date | null;
+  campaign: { hours: WeeklyHours; timezone: string; localWindow: WeeklyHours };
+  /**
+   * Zones the called person may be in (zonesForLead). The local window must
+   * hold in every one; [] means nothing is known, so the campaign's zone is used.
+   */
+  leadZones: string[];
+}
+
+export interface DueExplanation {
+  due: boolean;
+  reasons: DueReason[];
+  /** Earliest instant >= now when every time-based condition holds; null if never. */
+  nextDueAt: Date | null;
+}
+
+// Each pass can only move forward, so a handful is plenty when the windows
+// overlap; hitting the cap means they (practically) never do.
+const MAX_PASSES = 32;
+
+const later = (a: Date, b: Date | null) => (b && b.getTime() > a.getTime() ? b : a);
+
+export function explainDue(input: DueInput, now: Date): DueExplanation {
+  const { campaign } = input;
+  const zones = input.leadZones.length > 0 ? input.leadZones : [campaign.timezone];
+  const reasons: DueReason[] = [];
+  const t = now.getTime();
+
+  const concluded = input.status === 'concluded';
+  const usedUp = input.status === 'exhausted' || input.attempts >= input.maxAttempts;
+  // A claim without an expiry is held until its worker reports back; it
+  // blocks now but has no time at which it lapses, so nextDueAt ignores it.
+  const claimed = input.claimedBy !== null && (input.claimExpiresAt === null || input.claimExpiresAt.getTime() > t);
+
+  if (concluded) reasons.push('already concluded');
+  if (usedUp) reasons.push('attempts used up');
+  if ((input.scheduledFor?.getTime() ?? -Infinity) > t || (input.nextAttemptAt?.getTime() ?? -Infinity) > t) {
+    reasons.push('scheduled later');
+  }
+  if (!isOpen(campaign.hours, campaign.timezone, now)) reasons.push('outside hours');
+  if (zones.some((z) => !isOpen(campaign.localWindow, z, now))) reasons.push('local time');
+  if (claimed) reasons.push('claimed by another worker');
+
+  const nextDueAt = concluded || usedUp ? null : earliestDue(input, zones, now);
+  return { due: reasons.length === 0, reasons, nextDueAt };
+}
+
+function earliestDue(input: DueInput, zones: string[], now: Date): Date | null {
+  const { campaign } = input;
+  let at = later(later(later(now, input.scheduledFor), input.nextAttemptAt), input.claimedBy ? input.claimExpiresAt : null);
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const start = at.getTime();
+    let next = nextOpen(campaign.hours, campaign.timezone, at);
+    for (const z of zones) {
+      if (!next) break;
+      next = nextOpen(campaign.localWindow, z, next);
+    }
+    if (!next) return null;
+    // Stable: every window was already open at `at`, so all hold together.
+    if (next.getTime() === start) return next;
+    at = next;
+  }
+  return null;
+}
