@@ -1,0 +1,122 @@
+/** The operator CLI as scripts use it: real processes, --json output, exit codes. */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/server-process.js';
+import { startServerProcess } from '../helpers/server-process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'leadline-cli-'));
+const DATABASE_URL = `sqlite:${join(dir, 'cli.db')}`;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL, ...env } }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+const json = async (args: string[]) => {
+  const r = await cli([...args, '--json']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout);
+};
+
+describe('leadline CLI', () => {
+  it('prints help', async () => {
+    const r = await cli(['--help']);
+    expect(r.code).toBe(0);
+    for (const command of ['serve', 'migrate', 'company', 'campaign', 'key']) expect(r.stdout).toContain(command);
+  });
+
+  it('creates a company, a campaign and keys; lists and revokes keys without ever showing values', async () => {
+    const { companyId } = await json(['company', 'create', '--name', 'Acme']);
+    expect(companyId).toMatch(/^co_/);
+    const { campaignId } = await json([
+      'campaign', 'create', '--company', companyId, '--name', 'Spring', '--timezone', 'America/New_York',
+      '--hours', 'mon-fri 09:00-17:00', '--max-attempts', '5', '--predial-url', 'https://crm.example/predial',
+    ]);
+    expect(campaignId).toMatch(/^cp_/);
+    const write = await json(['key', 'create', '--company', companyId, '--name', 'importer', '--scope', 'write']);
+    expect(Object.keys(write).sort()).toEqual(['key', 'keyId']);
+    expect(write.key).toMatch(/^ll_/);
+    const read = await json(['key', 'create', '--company', companyId, '--name', 'reader', '--scope', 'read', '--campaign', campaignId]);
+
+    const listed = await cli(['key', 'list', '--company', companyId, '--json']);
+    expect(listed.stdout).not.toContain(write.key);
+    expect(listed.stdout).not.toContain(read.key);
+    const keys = JSON.parse(listed.stdout);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toMatchObject({ keyId: read.keyId, scope: 'read', campaignId, status: 'active', lastUsedAt: null });
+    for (const k of keys) expect(Object.keys(k)).not.toContain('key_hash');
+
+    expect(await json(['key', 'revoke', write.keyId])).toEqual({ keyId: write.keyId, revoked: true });
+    const again = await cli(['key', 'revoke', write.keyId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`no active key ${write.keyId}`);
+    const after = JSON.parse((await cli(['key', 'list', '--company', companyId, '--json'])).stdout);
+    expect(after.find((k: { keyId: string }) => k.keyId === write.keyId).status).toBe('revoked');
+  });
+
+  it('refuses bad input with a clear message and a non-zero exit', async () => {
+    const scope = await cli(['key', 'create', '--company', 'co_x', '--name', 'n', '--scope', 'admin']);
+    expect(scope.code).not.toBe(0);
+    expect(scope.stderr).toMatch(/scope/);
+    const company = await cli(['campaign', 'create', '--company', 'co_missing', '--name', 'n']);
+    expect(company.code).toBe(1);
+    expect(company.stderr).toContain('company co_missing not found');
+    const attempts = await cli(['campaign', 'create', '--company', 'co_x', '--name', 'n', '--max-attempts', 'zero']);
+    expect(attempts.code).not.toBe(0);
+    expect(attempts.stderr).toContain('--max-attempts');
+    const url = await cli(['migrate'], { DATABASE_URL: 'mysql://nope' });
+    expect(url.code).toBe(2);
+    expect(url.stderr).toContain('DATABASE_URL');
+  });
+});
+
+describe('leadline serve', () => {
+  it('seeds a demo on first start whose key works, then drains in-flight requests on SIGTERM', async () => {
+    const fresh = `sqlite:${join(dir, 'serve.db')}`;
+    const server = await startServerProcess({ DATABASE_URL: fresh });
+    const out = server.output();
+    const key = /API key:\s+(ll_\S+)/.exec(out)?.[1];
+    const campaignId = /campaignId:\s+(cp_\S+)/.exec(out)?.[1];
+    expect(key).toBeDefined();
+    expect(campaignId).toBeDefined();
+
+    // Start a request, send only half its body, then SIGTERM: the request must still complete.
+    const body = JSON.stringify({ campaignId, phoneNumber: '+14155550123' });
+    const { request } = await import('node:http');
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        `${server.url}/api/v1/leads`,
+        { method: 'POST', headers: { 'x-api-key': key!, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        server.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 100);
+    });
+    const res = await response;
+    expect(res.status).toBe(201);
+    expect(JSON.parse(res.body).data.leadId).toMatch(/^ld_/);
+    expect(await server.exited).toBe(0);
+
+    // Second start on the same database: no new demo.
+    const second = await startServerProcess({ DATABASE_URL: fresh });
+    expect(second.output()).not.toContain('First start');
+    const list = await fetch(`${second.url}/api/v1/leads?campaignId=${campaignId}`, { headers: { 'x-api-key': key! } });
+    expect((await list.json()).data.count).toBe(1);
+    expect(await second.stop('SIGINT')).toBe(0);
+  });
+});
