@@ -1,4 +1,5 @@
-/** What every operator command shares: config, a migrated database, output. */
+/** What every operator command shares: config, a migrated database, output, argument parsers. */
+import { InvalidArgumentError } from 'commander';
 import { type Config, loadConfig } from '../config.js';
 import { createDb, type Db } from '../db/index.js';
 
@@ -26,3 +27,14 @@ export function positiveInt(name: string) {
     return Number(raw);
   };
 }
+
+/** wraps a parser so that its error becomes commander's usage error (exit 2, with help) */
+export const arg =
+  <T>(parse: (raw: string) => T) =>
+  (raw: string): T => {
+    try {
+      return parse(raw);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+  };

@@ -1,0 +1,17 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { serveForever } from '../server.js';
+import { withDb } from './context.js';
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('start the HTTP API (PORT, HOST, DATABASE_URL, REDIS_URL; migrates on start)')
+    .action(() => serveForever(loadConfig()));
+
+  program
+    .command('migrate')
+    .description('bring the database schema up to date')
+    .action(() => withDb(async () => void process.stdout.write('database is up to date\n')));
+
+}
