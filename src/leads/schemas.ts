@@ -15,8 +15,21 @@ export const phoneNumber = {
   description: 'E.164: a plus sign, then 2 to 15 digits, the first not 0',
   examples: ['+14155550123'],
 } as const;
-export const externalId = { type: 'string', minLength: 1, maxLength: 255, description: "the client's CRM id" } as const;
-const campaignId = { type: 'string', minLength: 1 } as const;
+/**
+ * Text a database can store exactly as given: no NUL (PostgreSQL refuses it in
+ * text, so it was a 500) and no unpaired UTF-16 surrogate (neither database can
+ * store one as sent). Ajv compiles patterns with the `u` flag, so a valid
+ * surrogate pair (an emoji) is one code point and passes.
+ */
+const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
+export const externalId = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: STORABLE_TEXT,
+  description: "the client's CRM id",
+} as const;
+const campaignId = { type: 'string', minLength: 1, pattern: STORABLE_TEXT } as const;
 
 export const leadInput = {
   type: 'object',

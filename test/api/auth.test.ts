@@ -45,6 +45,16 @@ describe.each(await availableStores())('authentication and access on %s', (kind)
       }
     });
 
+    it('HEAD on the list needs a key like GET does', async () => {
+      const res = await f.app.inject({ method: 'HEAD', url: `${prefix}?campaignId=${f.ids.campaignA}` });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['x-ratelimit-limit']).toBeDefined();
+      const allowed = await f.app.inject({ method: 'HEAD', url: `${prefix}?campaignId=${f.ids.campaignA}`, headers: { 'x-api-key': f.keys.readA } });
+      expect(allowed.statusCode).toBe(200);
+      const foreign = await f.app.inject({ method: 'HEAD', url: `${prefix}?campaignId=${f.ids.campaignA}`, headers: { 'x-api-key': f.keys.writeB } });
+      expect(foreign.statusCode).toBe(404);
+    });
+
     it('an empty x-api-key header is a missing key', async () => {
       const res = await f.request('GET', prefix, { key: '', query: { campaignId: f.ids.campaignA } });
       expectError(res, 401, 'Missing API key');

@@ -121,6 +121,7 @@ describe.each(await availableStores())('bulk delete on %s', (kind) => {
         [[...named, { phoneNumber: '4155550100' }, {}], 'phoneNumber', 3],
         [[named[0], { externalId: '' }], 'externalId', 1],
         [[named[0], named[1], { externalId: 'x'.repeat(256) }], 'externalId', 2],
+        [[named[0], { externalId: 'nul\u0000' }], 'externalId', 1],
         [[named[0], 'x'], '', 1],
         [[named[0], named[1], null], '', 2],
       ] as const) {

@@ -111,6 +111,8 @@ describe.each(await availableStores())('delete one lead on %s', (kind) => {
       expectFieldError(await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignA, phoneNumber: '14155550100' } }), 'phoneNumber');
       expectFieldError(await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignA, phoneNumber: '+0123' } }), 'phoneNumber');
       expectFieldError(await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignA, externalId: '' } }), 'externalId');
+      expectFieldError(await f.request('DELETE', `${prefix}?campaignId=${f.ids.campaignA}&externalId=a%00b`), 'externalId');
+      expectFieldError(await f.request('DELETE', `${prefix}?campaignId=${f.ids.campaignA}%00&externalId=ab`), 'campaignId');
       expectFieldError(
         await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignA, externalId: 'x'.repeat(256) } }),
         'externalId',

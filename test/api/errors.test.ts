@@ -32,6 +32,19 @@ describe.each(await availableStores())('errors and envelope on %s', (kind) => {
       }
     });
 
+    it('prototype-poisoning JSON is refused with a 400 envelope, not a 500', async () => {
+      for (const body of [
+        `{"campaignId":"${'x'}","phoneNumber":"+14155550100","__proto__":{"admin":true}}`,
+        `{"campaignId":"x","phoneNumber":"+14155550100","metadata":{"__proto__":{"polluted":1}}}`,
+        `{"campaignId":"x","phoneNumber":"+14155550100","constructor":{"prototype":{"polluted":1}}}`,
+      ]) {
+        const res = await f.request('POST', prefix, { body, headers: JSON_HEADERS });
+        expect(res.status, body).toBe(400);
+        expect(res.body).toEqual({ success: false, data: null, error: expect.any(String) });
+      }
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
     it('an empty body with a JSON content type: 400 envelope', async () => {
       const res = await f.request('POST', prefix, { body: '', headers: JSON_HEADERS });
       expect(res.status).toBe(400);
@@ -179,5 +192,48 @@ describe.each(await availableStores())('an internal error on %s', (kind) => {
     expectError(await f.request('POST', '/api/v1/leads', { body: { campaignId: f.ids.campaignA } }), 400, 'At least one of phoneNumber or externalId is required');
     const health = await f.request('GET', '/api/health', { key: null });
     expect(health.status).toBe(200);
+  });
+});
+
+describe.each(await availableStores())('the database gone on %s', (kind) => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await makeFixture(kind);
+    await f.db.close();
+  });
+  afterAll(async () => {
+    await f.app.close();
+    await f.limiter.close();
+    await f.store.drop();
+  });
+
+  it('GET /api/health: 503 with database unreachable', async () => {
+    const res = await f.request('GET', '/api/health', { key: null });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      success: false,
+      data: { status: expect.any(String), database: 'unreachable' },
+      error: expect.any(String),
+    });
+    expectRateHeaders(res);
+  });
+
+  it('API calls fail with a 5xx envelope that leaks nothing', async () => {
+    for (const prefix of PREFIXES) {
+      const res = await f.request('GET', prefix, { query: { campaignId: f.ids.campaignA } });
+      expect(res.status).toBeGreaterThanOrEqual(500);
+      expect(res.body).toEqual({ success: false, data: null, error: expect.any(String) });
+      expect(res.body.error).not.toMatch(/pool|sqlite|connection|database is|not open|\/|\.ts/i);
+    }
+  });
+
+  // DESIGN QUESTION, left failing on purpose (it.fails): lead-api.md says EVERY API response
+  // carries X-RateLimit-*, but when the key cannot be looked up (database down) the guard
+  // throws before any window is counted, so the 5xx has no rate-limit headers. Counting such
+  // requests per IP would add them, at the price of 429s during an outage; not decided here.
+  it.fails('spec: the 5xx during an outage still carries the X-RateLimit-* headers', async () => {
+    const res = await f.request('GET', PREFIXES[0], { query: { campaignId: f.ids.campaignA } });
+    expect(res.status).toBeGreaterThanOrEqual(500);
+    expectRateHeaders(res);
   });
 });

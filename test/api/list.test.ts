@@ -104,6 +104,15 @@ describe.each(await availableStores())('list leads on %s', (kind) => {
       expectError(await list(prefix, {}), 400, 'campaignId query parameter is required');
       expectError(await list(prefix, { campaignId: '' }), 400, 'campaignId query parameter is required');
       expectError(await list(prefix, { limit: '5' }), 400, 'campaignId query parameter is required');
+      // a NUL character cannot be in any campaign id (PostgreSQL cannot even compare it): a 400, not a 500
+      expectFieldError(await f.request('GET', `${prefix}?campaignId=${f.ids.campaignA}%00`), 'campaignId');
+    });
+
+    it('a query parameter given twice is a 400 naming it', async () => {
+      const c = f.ids.campaignA;
+      expectFieldError(await f.request('GET', `${prefix}?campaignId=${c}&campaignId=${c}`), 'campaignId');
+      expectFieldError(await f.request('GET', `${prefix}?campaignId=${c}&limit=1&limit=2`), 'limit');
+      expectFieldError(await f.request('GET', `${prefix}?campaignId=${c}&status=raw&status=raw`), 'status');
     });
 
     it('the status filter: raw returns them, the others none, an unknown status is a 400', async () => {
