@@ -70,10 +70,7 @@ export class LeadService {
 
   async bulkCreate(p: Principal, campaignId: string, leads: readonly LeadInput[]): Promise<BulkCreateResult> {
     const campaign = await this.reach(p, campaignId, 'not_found');
-    if (!campaign.predial_url) {
-      const index = leads.findIndex((l) => l.phoneNumber === undefined);
-      if (index >= 0) throw validation(`leads[${index}]: ${MESSAGES.noPredial}`);
-    }
+    requirePredialFor(campaign, leads);
     const ids = newIds('ld_', leads.length);
     const rows = leads.map((lead, i) => toRow(ids[i]!, lead));
     const db = this.db;
@@ -165,6 +162,18 @@ export class LeadService {
     return result;
   }
 
+  /**
+   * For a bulk whose entry N failed its schema: throws the predial error of an
+   * earlier entry, if any, so the lowest invalid index is named. Silent when
+   * the campaign is out of reach (the schema error then stands, as validation
+   * comes before campaign access).
+   */
+  async checkPrefetch(p: Principal, campaignId: unknown, leads: readonly LeadInput[]): Promise<void> {
+    if (typeof campaignId !== 'string') return;
+    const campaign = await this.reach(p, campaignId, 'not_found').catch(() => null);
+    if (campaign) requirePredialFor(campaign, leads);
+  }
+
   /** the campaign, if the key may reach it; otherwise 404 or 403 as the endpoint says */
   private async reach(p: Principal, campaignId: string, denial: Denial): Promise<CampaignRow> {
     const deny = () =>
@@ -187,6 +196,13 @@ export class LeadService {
     this.campaigns.set(id, { row, until: now + CAMPAIGN_CACHE_MS });
     return row;
   }
+}
+
+/** a lead with only externalId needs the campaign's predial function to find its number */
+function requirePredialFor(campaign: CampaignRow, leads: readonly LeadInput[]): void {
+  if (campaign.predial_url) return;
+  const index = leads.findIndex((l) => l.phoneNumber === undefined);
+  if (index >= 0) throw validation(`leads[${index}]: ${MESSAGES.noPredial}`);
 }
 
 function toRow(id: string, lead: LeadInput): repo.NewLeadRow {

@@ -150,12 +150,9 @@ describe.each(await availableStores())('bulk create on %s', (kind) => {
       expect(await countLeads(f, c)).toBe(before);
     });
 
-    // DESIGN QUESTION, left failing on purpose (it.fails): decisions.md says the FIRST invalid
-    // entry (lowest index) is named, and lists "externalId only on a campaign without predial"
-    // as a leads[N] 400. The server validates the schema (Fastify/Ajv, step 4) before it looks
-    // at the campaign (step 5), so a schema error at a HIGHER index wins over a predial error
-    // at a lower one: here it answers leads[1] instead of leads[0]. Nothing is written either way.
-    it.fails('spec: a predial error at a lower index is named before a schema error at a higher one', async () => {
+    // decisions.md: the FIRST invalid entry (lowest index) is named, and "externalId only on a
+    // campaign without predial" is a leads[N] 400 even though the schema refused a later entry.
+    it('a predial error at a lower index is named before a schema error at a higher one', async () => {
       const res = await bulk({ campaignId: f.ids.campaignA, leads: [{ externalId: ext() }, { phoneNumber: 'bad' }] });
       expectError(res, 400, `leads[0]: ${NO_PREDIAL}`);
     });

@@ -15,6 +15,7 @@ import {
   listQuery,
 } from '../../leads/schemas.js';
 import { sendOk, sendOkRaw } from '../envelope.js';
+import { bulkCreateLeadsDoc, bulkDeleteLeadsDoc, createLeadDoc, deleteLeadDoc, listLeadsDoc } from '../openapi-schemas.js';
 
 type CreateBody = LeadInput & { campaignId: string };
 type BulkBody<T> = { campaignId: string; leads: T[] };
@@ -35,7 +36,7 @@ export function leadRoutes(service: LeadService) {
   return async (app: FastifyInstance) => {
     app.post<{ Body: CreateBody }>(
       '/',
-      { schema: { body: createBody }, config: { scope: 'write' } },
+      { schema: { ...createLeadDoc, body: createBody }, config: { scope: 'write' } },
       async (request, reply) => {
         const leadId = await service.create(request.principal, request.body);
         return sendOk(reply, 201, { leadId });
@@ -44,7 +45,7 @@ export function leadRoutes(service: LeadService) {
 
     app.get<{ Querystring: ListQuery }>(
       '/',
-      { schema: { querystring: listQuery }, config: { scope: 'read' } },
+      { schema: { ...listLeadsDoc, querystring: listQuery }, config: { scope: 'read' } },
       async (request, reply) => {
         const page = await service.list(request.principal, request.query);
         return sendOkRaw(
@@ -56,7 +57,7 @@ export function leadRoutes(service: LeadService) {
 
     app.delete<{ Querystring: DeleteQuery }>(
       '/',
-      { schema: { querystring: deleteQuery }, config: { scope: 'write' }, preValidation: restorePlus },
+      { schema: { ...deleteLeadDoc, querystring: deleteQuery }, config: { scope: 'write' }, preValidation: restorePlus },
       async (request, reply) => {
         await service.deleteOne(request.principal, request.query);
         return sendOk(reply, 200, { deleted: true });
@@ -65,8 +66,16 @@ export function leadRoutes(service: LeadService) {
 
     app.post<{ Body: BulkBody<LeadInput> }>(
       '/bulk',
-      { schema: { body: bulkCreateBody }, config: { scope: 'write', bulk: true } },
+      { schema: { ...bulkCreateLeadsDoc, body: bulkCreateBody }, config: { scope: 'write', bulk: true }, attachValidation: true },
       async (request, reply) => {
+        if (request.validationError) {
+          // The entries before the one the schema refused are valid; one of them may still be
+          // invalid for this campaign (externalId only, no predial function), and the lowest
+          // invalid index is the one to name.
+          const at = /^\/leads\/(\d+)/.exec(request.validationError.validation?.[0]?.instancePath ?? '');
+          if (at) await service.checkPrefetch(request.principal, request.body.campaignId, request.body.leads.slice(0, Number(at[1])));
+          throw request.validationError;
+        }
         const result = await service.bulkCreate(request.principal, request.body.campaignId, request.body.leads);
         return sendOk(reply, 200, result);
       },
@@ -74,7 +83,7 @@ export function leadRoutes(service: LeadService) {
 
     app.post<{ Body: BulkBody<IdentifierEntry> }>(
       '/bulk-delete',
-      { schema: { body: bulkDeleteBody }, config: { scope: 'write', bulk: true } },
+      { schema: { ...bulkDeleteLeadsDoc, body: bulkDeleteBody }, config: { scope: 'write', bulk: true } },
       async (request, reply) => {
         const result = await service.bulkDelete(request.principal, request.body.campaignId, request.body.leads);
         return sendOk(reply, 200, result);
