@@ -18,6 +18,28 @@ export interface RateLimitConfig {
   readonly ipPerMinute: number;
 }
 
+/**
+ * What the HTTP server allows a connection before it is cut, so slow, stalled
+ * or idle clients cannot hold sockets and memory that well-behaved ones need.
+ * docs/operations.md explains each figure.
+ */
+export interface ServerLimits {
+  /** whole request head must arrive within this (slow-loris headers) */
+  readonly headersTimeoutMs: number;
+  /** whole request, head and body, must arrive within this (bodies that never finish) */
+  readonly requestTimeoutMs: number;
+  /** a socket with no traffic either way for this long is closed (stalled readers and writers) */
+  readonly connectionTimeoutMs: number;
+  /** an idle keep-alive socket is closed after this */
+  readonly keepAliveTimeoutMs: number;
+  /** after this many requests a keep-alive socket is told to close (0: no limit) */
+  readonly maxRequestsPerSocket: number;
+  /** largest request head (request line + headers), bytes; larger is a 431 */
+  readonly maxHeaderSize: number;
+  /** open sockets beyond this are closed on accept, so file descriptors never run out (0: no cap) */
+  readonly maxConnections: number;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -35,6 +57,7 @@ export interface Config {
   readonly pgStatementTimeoutMs: number;
   /** Fastify trustProxy: off unless configured, because per-IP limits trust X-Forwarded-For only behind a known proxy */
   readonly trustProxy: boolean | string;
+  readonly server: ServerLimits;
 }
 
 export class ConfigError extends Error {}
@@ -64,7 +87,30 @@ export function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
 function trustProxy(raw: string | undefined): boolean | string {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
+  // A hop count cannot tell the proxy from a client that forges X-Forwarded-For
+  // (Fastify trusts nobody given one), and "1" would be read as the address 0.0.0.1.
+  if (/^\d+$/.test(raw)) throw new ConfigError(`TRUST_PROXY must list the proxy addresses or CIDRs, not a hop count, got "${raw}"`);
   return raw; // comma-separated addresses or CIDRs, as Fastify accepts
+}
+
+function serverLimits(env: Env): ServerLimits {
+  const limits = {
+    headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1),
+    connectionTimeoutMs: int(env, 'CONNECTION_TIMEOUT_MS', 60_000, 1),
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1),
+    // Off by default: a client pipelining past the limit gets bare 503s from Node (docs/operations.md).
+    maxRequestsPerSocket: int(env, 'MAX_REQUESTS_PER_SOCKET', 0),
+    maxHeaderSize: int(env, 'MAX_HEADER_SIZE_BYTES', 16 * 1024, 1024),
+    maxConnections: int(env, 'MAX_CONNECTIONS', 10_000),
+  };
+  // Node refuses a head deadline later than the whole request's.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`,
+    );
+  }
+  return Object.freeze(limits);
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -86,5 +132,6 @@ export function loadConfig(env: Env = process.env): Config {
     pgPoolSize: int(env, 'PG_POOL_SIZE', 10, 1),
     pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5000),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
+    server: serverLimits(env),
   });
 }

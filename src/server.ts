@@ -10,6 +10,7 @@ import { createDb, type Db } from './db/index.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './ratelimit/index.js';
+import { createUser } from './web/accounts.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -18,13 +19,14 @@ export interface RunningServer {
 }
 
 /** On a database with no company at all, make one ready-to-curl demo. */
-async function seedDemo(db: Db): Promise<{ companyId: string; campaignId: string; key: string } | null> {
+async function seedDemo(db: Db): Promise<{ companyId: string; campaignId: string; key: string; email: string; password: string } | null> {
   const any = await db.kysely.selectFrom('companies').select('id').limit(1).executeTakeFirst();
   if (any) return null;
   const { companyId } = await createCompany(db, 'Demo company');
   const { campaignId } = await createCampaign(db, { companyId, name: 'Demo campaign', hours: 'mon-sun 00:00-24:00' });
   const { key } = await createKey(db, { companyId, name: 'demo write key', scope: 'write' });
-  return { companyId, campaignId, key };
+  const { email, oneTimePassword: password } = await createUser(db, { companyId, email: 'demo@example.com' });
+  return { companyId, campaignId, key, email, password };
 }
 
 export async function startServer(config: Config, opts: { seed?: boolean } = {}): Promise<RunningServer> {
@@ -44,7 +46,7 @@ export async function startServer(config: Config, opts: { seed?: boolean } = {})
     process.stdout.write(
       [
         '',
-        'First start: a demo company, campaign and write key were created.',
+        'First start: a demo company, campaign, write key and dashboard user were created.',
         `  companyId:  ${demo.companyId}`,
         `  campaignId: ${demo.campaignId}`,
         `  API key:    ${demo.key}   (shown once; only its hash is stored)`,
@@ -52,6 +54,8 @@ export async function startServer(config: Config, opts: { seed?: boolean } = {})
         `  curl -s -X POST ${base}/api/v1/leads -H 'x-api-key: ${demo.key}' -H 'content-type: application/json' \\`,
         `    -d '{"campaignId":"${demo.campaignId}","phoneNumber":"+14155550123"}'`,
         `  curl -s '${base}/api/v1/leads?campaignId=${demo.campaignId}' -H 'x-api-key: ${demo.key}'`,
+        `Dashboard: ${base}/dashboard/login`,
+        `  email ${demo.email}, one-time password ${demo.password} (one sign-in, then choose a password)`,
         '',
       ].join('\n') + '\n',
     );

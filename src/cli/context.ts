@@ -35,6 +35,9 @@ export const arg =
     try {
       return parse(raw);
     } catch (err) {
-      throw new InvalidArgumentError((err as Error).message);
+      const usage = new InvalidArgumentError((err as Error).message);
+      // commander exits with the error's exitCode, which is 1 unless set.
+      usage.exitCode = 2;
+      throw usage;
     }
   };

@@ -8,8 +8,14 @@ import { ConfigError } from '../config.js';
 import { registerCampaign } from './campaign.js';
 import { registerCompany } from './company.js';
 import { UsageError } from './context.js';
+import { registerDialer } from './dialer.js';
+import { registerExport } from './export.js';
+import { registerImport } from './import.js';
 import { registerKey } from './key.js';
+import { registerLead } from './lead.js';
+import { registerOpenApi } from './openapi.js';
 import { registerServe } from './serve.js';
+import { registerUser } from './user.js';
 
 export function buildProgram(): Command {
   const program = new Command('leadline')
@@ -18,7 +24,13 @@ export function buildProgram(): Command {
   registerServe(program);
   registerCompany(program);
   registerCampaign(program);
+  registerLead(program);
+  registerDialer(program);
   registerKey(program);
+  registerUser(program);
+  registerOpenApi(program);
+  registerImport(program);
+  registerExport(program);
   return program;
 }
 

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrate } from './migrations.js';
@@ -39,6 +39,32 @@ export interface DbOptions {
   readonly pgStatementTimeoutMs?: number;
 }
 
+/**
+ * Kysely's SQLite driver prepares every statement anew, and for leadline's
+ * small statements better-sqlite3's prepare() costs more than running them
+ * (bench/: the limit=1 list statement 92 µs prepared each time, 24 µs reused;
+ * small authenticated calls +X% req/s). Statements are reused by SQL text. The
+ * texts are a small fixed set (a bulk binds its whole batch as one JSON
+ * parameter, so no text grows with the data); the cache is bounded all the same.
+ * Reuse is safe: the one connection runs one statement at a time.
+ */
+const STATEMENT_CACHE_MAX = 500;
+function reusingStatements(database: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text) {
+      let statement = cache.get(text);
+      if (statement === undefined) {
+        if (cache.size >= STATEMENT_CACHE_MAX) cache.clear();
+        statement = database.prepare(text);
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 function sqlite(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
@@ -48,7 +74,7 @@ function sqlite(path: string): Db {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(database) }) });
   return {
     kysely,
     dialect: 'sqlite',

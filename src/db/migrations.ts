@@ -8,11 +8,15 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Dialect } from './index.js';
 import { core } from './migrations/0001_core.js';
+import { dialer } from './migrations/0002_dialer.js';
+import { dashboard } from './migrations/0003_dashboard.js';
 
 /** every migration, by name; names sort in the order they run */
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_core': core(dialect),
+    '0002_dialer': dialer(dialect),
+    '0003_dashboard': dashboard(dialect),
   };
 }
 

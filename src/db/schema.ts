@@ -54,9 +54,72 @@ export interface LeadTable {
   created_at: number;
 }
 
+/**
+ * The dialer's columns on leads (migration 0002). Kept apart from LeadTable,
+ * which describes the lead the API shows, so code built on that shape is
+ * unaffected; every one has a default, so lead inserts need not name them.
+ */
+export interface LeadDialerColumns {
+  /**
+   * ISO 8601 UTC like scheduled_for. When set it replaces scheduled_for as
+   * the due time: the retry time, the time the called person's local window
+   * opens, or, while a claim is held, the claim's expiry.
+   */
+  next_attempt_at: string | null;
+  /** the worker holding the claim, and since when (epoch ms); null when unclaimed */
+  claimed_by: string | null;
+  claimed_at: number | null;
+  /** attempts granted beyond the campaign's max_attempts by `campaign recycle` */
+  extra_attempts: Generated<number>;
+}
+
+/** one call attempt (dialer): the campaign's call log, kept when the lead is deleted */
+export interface AttemptTable {
+  id: Generated<number>;
+  lead_id: string;
+  campaign_id: string;
+  /** 1 for the lead's first attempt */
+  attempt: number;
+  started_at: number;
+  finished_at: number;
+  /** 1 when the call succeeded (the lead concluded), else 0 */
+  success: number;
+  outcome: string;
+  /** the number dialled; null when the predial lookup failed */
+  phone_number: string | null;
+  reason: string | null;
+  worker: string;
+}
+
 export interface Database {
   companies: CompanyTable;
   campaigns: CampaignTable;
   api_keys: ApiKeyTable;
-  leads: LeadTable;
+  leads: LeadTable & LeadDialerColumns;
+  attempts: AttemptTable;
+  users: UserTable;
+  sessions: SessionTable;
+}
+
+/** a dashboard account; belongs to exactly one company */
+export interface UserTable {
+  id: string;
+  company_id: string;
+  /** lowercased */
+  email: string;
+  /** scrypt; null until chosen after a one-time sign-in */
+  password_hash: string | null;
+  /** sha256 of the one-time password; null once used */
+  one_time_hash: string | null;
+  one_time_expires_at: number | null;
+  created_at: number;
+}
+
+export interface SessionTable {
+  /** sha256 of the session cookie value */
+  id_hash: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
 }

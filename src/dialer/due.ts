@@ -44,9 +44,13 @@ const MAX_PASSES = 32;
 
 const later = (a: Date, b: Date | null) => (b && b.getTime() > a.getTime() ? b : a);
 
+/** The zones whose local window must hold: the lead's own, or the campaign's when none is known. */
+export const zonesToCheck = (leadZones: readonly string[], campaignTimezone: string): string[] =>
+  leadZones.length > 0 ? [...leadZones] : [campaignTimezone];
+
 export function explainDue(input: DueInput, now: Date): DueExplanation {
   const { campaign } = input;
-  const zones = input.leadZones.length > 0 ? input.leadZones : [campaign.timezone];
+  const zones = zonesToCheck(input.leadZones, campaign.timezone);
   const reasons: DueReason[] = [];
   const t = now.getTime();
 
@@ -71,13 +75,23 @@ export function explainDue(input: DueInput, now: Date): DueExplanation {
 
 function earliestDue(input: DueInput, zones: string[], now: Date): Date | null {
   const { campaign } = input;
-  let at = later(later(later(now, input.scheduledFor), input.nextAttemptAt), input.claimedBy ? input.claimExpiresAt : null);
+  const at = later(later(later(now, input.scheduledFor), input.nextAttemptAt), input.claimedBy ? input.claimExpiresAt : null);
+  return earliestOpen([[campaign.hours, campaign.timezone], ...zones.map((z) => [campaign.localWindow, z] as const)], at);
+}
+
+/**
+ * Earliest instant >= from when every (hours, zone) pair is open at once; null
+ * if they never overlap. The dialer uses it alone with the local windows to
+ * defer a lead until the called person's window opens.
+ */
+export function earliestOpen(windows: readonly (readonly [WeeklyHours, string])[], from: Date): Date | null {
+  let at = from;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const start = at.getTime();
-    let next = nextOpen(campaign.hours, campaign.timezone, at);
-    for (const z of zones) {
+    let next: Date | null = at;
+    for (const [hours, zone] of windows) {
       if (!next) break;
-      next = nextOpen(campaign.localWindow, z, next);
+      next = nextOpen(hours, zone, next);
     }
     if (!next) return null;
     // Stable: every window was already open at `at`, so all hold together.

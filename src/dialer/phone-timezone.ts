@@ -10,7 +10,7 @@
 //     every clock the number could be on, and the dialer requires the
 //     called person's local window to hold in ALL of them (a +1 number with
 //     an unknown area code is only called when it is a decent hour from
-//     Newfoundland to Guam);
+//     Newfoundland to Hawaii, Alaska included; see NANP_ALL);
 //   - unknown country or not a number: candidateZonesForPhone returns [],
 //     and explainDue falls back to the campaign's own timezone.
 // An explicit lead.metadata.timezone always wins over the number.

@@ -15,9 +15,13 @@ import type { RateLimiter } from '../ratelimit/types.js';
 import { guard } from './auth.js';
 import { failure } from './envelope.js';
 import { errorHandler } from './errors.js';
+import { harden, serverOptions } from './hardening.js';
+import { parseJsonBodies } from './json-body.js';
 import { enforce, windowsFor } from './limits.js';
+import { registerOpenApi } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
 import { leadRoutes } from './routes/leads.js';
+import { dashboard } from '../web/plugin.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -32,6 +36,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as FastifyBaseLogger } : { logger: false }),
+    ...serverOptions(config.server),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     requestIdHeader: 'x-request-id',
@@ -52,6 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
+  await harden(app, config.server); // first, so its headers are on the guard's 401s and 429s too
+  parseJsonBodies(app);
   const windows = windowsFor(config.rateLimit);
   const authenticator = new KeyAuthenticator(db, config.keyCacheMs, now, (err) =>
     app.log.warn({ err }, 'could not record key use'),
@@ -73,8 +80,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const leads = new LeadService(db, now);
+  await registerOpenApi(app); // first: it documents the routes registered after it
   await app.register(healthRoutes(db));
   await app.register(leadRoutes(leads), { prefix: '/api/v1/leads' });
   await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
+  await app.register(dashboard({ db, limiter, now }), { prefix: '/dashboard' });
   return app;
 }

@@ -30,7 +30,15 @@ export const maxJsonBytesKeyword = {
   keyword: 'maxJsonBytes',
   type: 'object',
   schemaType: 'number',
-  validate: (max: number, data: unknown) => Buffer.byteLength(JSON.stringify(data)) <= max,
+  validate: (max: number, data: unknown) => {
+    try {
+      return Buffer.byteLength(JSON.stringify(data)) <= max;
+    } catch {
+      // Nesting deep enough to overflow the stack (thousands of levels, tens of KiB)
+      // is far over any byte limit; without this it was a 500.
+      return false;
+    }
+  },
   errors: false,
 } as const;
 

@@ -123,9 +123,7 @@ export class LeadService {
     if (after === null) throw validation(MESSAGES.invalidCursor);
     const campaign = await this.reach(p, query.campaignId, 'not_found');
     const page = await repo.listPage(this.db.kysely, this.db.dialect, campaign.id, query.status, after, limit);
-    const last = page.last ?? after;
-    const hasMore = page.n === limit && (await repo.hasAfter(this.db.kysely, campaign.id, query.status, last));
-    return { leadsJson: page.page, count: page.n, cursor: encodeCursor(last), hasMore };
+    return { leadsJson: page.page, count: page.n, cursor: encodeCursor(page.last ?? after), hasMore: page.more };
   }
 
   async deleteOne(p: Principal, query: IdentifierEntry & { campaignId: string }): Promise<void> {

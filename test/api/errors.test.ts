@@ -162,7 +162,8 @@ describe.each(await availableStores())('an internal error on %s', (kind) => {
     f = await makeFixture(kind);
     // seed one lead so the campaign is real, then break the database under the app
     ok(await f.request('POST', '/api/v1/leads', { body: { campaignId: f.ids.campaignA, phoneNumber: '+14155550123' } }), 201);
-    await sql`drop table leads`.execute(f.db.kysely);
+    // cascade: on PostgreSQL the dialer's tables reference leads
+    await (kind === 'postgres' ? sql`drop table leads cascade` : sql`drop table leads`).execute(f.db.kysely);
   });
   afterAll(() => f.close());
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateTimeZone } from '../../src/dialer/hours.js';
+import { isOpen, parseLocalWindow, validateTimeZone } from '../../src/dialer/hours.js';
 import {
   candidateZonesForPhone,
   knownPrefixes,
@@ -76,6 +76,20 @@ describe('candidateZonesForPhone', () => {
     const russia = candidateZonesForPhone('+79161234567');
     expect(russia).toEqual(expect.arrayContaining(['Europe/Kaliningrad', 'Europe/Moscow', 'Asia/Kamchatka']));
     expect(russia).not.toContain('Asia/Almaty');
+  });
+  it('an unknown +1 area code: the US and Canada, Newfoundland to Hawaii, Alaska included; not Guam, Saipan or American Samoa', () => {
+    const zones = candidateZonesForPhone('+15555550123');
+    expect(zones).toEqual(expect.arrayContaining(['America/St_Johns', 'America/Halifax', 'America/New_York', 'America/Anchorage', 'America/Adak', 'Pacific/Honolulu']));
+    for (const z of ['Pacific/Guam', 'Pacific/Saipan', 'Pacific/Pago_Pago']) expect(zones).not.toContain(z);
+    // Those territories keep their own area codes.
+    expect(timezoneForPhone('+16715550123')).toBe('Pacific/Guam');
+    expect(timezoneForPhone('+16705550123')).toBe('Pacific/Saipan');
+    expect(timezoneForPhone('+16845550123')).toBe('Pacific/Pago_Pago');
+  });
+  it('so a toll-free number is callable in the US afternoon (it was never callable while Guam was in the set)', () => {
+    const window = parseLocalWindow('08:00-21:00');
+    const afternoon = new Date('2026-03-10T19:00:00Z'); // 15:00 in New York, 09:00 in Honolulu, 05:00 next day in Guam
+    expect(candidateZonesForPhone('+18005550123').every((z) => isOpen(window, z, afternoon))).toBe(true);
   });
   it('nothing for unknown countries and non-numbers', () => {
     expect(candidateZonesForPhone('+8821234567')).toEqual([]);

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/index.js';
 import { failure } from '../envelope.js';
+import { healthDoc } from '../openapi-schemas.js';
 
 const PING_TIMEOUT_MS = 1000;
 
 /** GET /api/health: 200 when the database answers within a second, else 503 */
 export function healthRoutes(db: Db) {
   return async (app: FastifyInstance) => {
-    app.get('/api/health', { config: { ipLimited: true } }, async (_request, reply) => {
+    app.get('/api/health', { schema: healthDoc, config: { ipLimited: true } }, async (_request, reply) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('ping timeout')), PING_TIMEOUT_MS);

@@ -1,0 +1,10 @@
+import { createStore, seedLeads } from '../lib/stores.js';
+const store = await createStore('postgres');
+const M = await store.campaign('m'); const A = await store.campaign('a');
+let t = Date.now();
+await seedLeads(store, M, 1_000_000);
+console.log('seed 1M', Date.now() - t); t = Date.now();
+await seedLeads(store, A, 100_000, { first: 1_000_001 });
+console.log('seed 100k', Date.now() - t);
+console.log(store.url, M, A);
+await store.db.close();

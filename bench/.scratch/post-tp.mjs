@@ -1,0 +1,25 @@
+import { createStore } from '../lib/stores.js';
+import { startLeadline } from '../lib/procs.js';
+import { median, percentile } from '../lib/load.js';
+import { singleBody } from '../lib/data.js';
+import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
+const conns = Number(process.argv[2] ?? 50);
+const store = await createStore('sqlite');
+const A = await store.campaign('a');
+const key = await store.key('k');
+await store.db.close();
+const cpu = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * 10; };
+const s = await startLeadline({ DATABASE_URL: store.url }, '/tmp/prof/leadline-tp.log', process.argv[3] ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] } : {});
+const c0 = cpu(s.pid);
+const H = { 'x-api-key': key, 'content-type': 'application/json' };
+const ms = [];
+const res = await new Promise((resolve, reject) => {
+  const i = autocannon({ url: s.url, connections: conns, duration: 5, requests: [{ setupRequest: (r) => ({ ...r, method: 'POST', path: '/api/v1/leads', headers: H, body: singleBody(A) }) }] }, (e, r) => e ? reject(e) : resolve(r));
+  i.on('response', (_c, st, _b, t) => ms.push(t));
+});
+console.log('cpu/req µs', ((cpu(s.pid) - c0) * 1000 / ms.length).toFixed(0));
+console.log(conns, 'conns', Math.round(ms.length / res.duration), 'req/s', 'median', median(ms).toFixed(1), 'p90', percentile(ms, 90).toFixed(1), 'p99', percentile(ms, 99).toFixed(1), 'max', Math.max(...ms).toFixed(0), 'errors', res.errors, 'timeouts', res.timeouts);
+const log = readFileSync('/tmp/prof/leadline-tp.log', 'utf8').split('\n').filter((l) => l.includes('"request"')).map((l) => JSON.parse(l).ms);
+console.log('server ms: median', median(log), 'p99', percentile(log, 99), 'max', Math.max(...log));
+await s.stop(); await store.drop();

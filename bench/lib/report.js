@@ -1,0 +1,78 @@
+/**
+ * The table, on the terminal and in BENCHMARKS.md. The harness rewrites only
+ * the part between the two markers; the prose around them is written by hand.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+
+const BEGIN = '<!-- bench:results:begin (written by npm run bench) -->';
+const END = '<!-- bench:results:end -->';
+
+const HEAD = ['#', 'figure', 'store', 'leadline', 'p99', 'floor', 'floor p99', 'ratio', 'target', 'met'];
+const met = (m) => (m === true ? 'yes' : m === false ? '**no**' : '–');
+const cells = (r) => [String(r.n), r.name, r.store ?? '', r.leadline ?? '', r.p99 ?? '', r.floor ?? '', r.floorP99 ?? '', r.ratio ?? '', r.target ?? '', met(r.met)];
+
+function markdown(rows) {
+  const lines = [`| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`];
+  for (const r of rows) lines.push(`| ${cells(r).join(' | ')} |`);
+  const notes = rows.filter((r) => r.note).map((r) => `- ${r.n} (${r.store}): ${r.note}`);
+  return [...lines, '', ...notes].join('\n');
+}
+
+function git(args) {
+  try {
+    return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
+
+export function machine() {
+  const cpus = os.cpus();
+  const commit = git(['rev-parse', '--short', 'HEAD']);
+  const dirty = git(['status', '--porcelain', '--untracked-files=no']) ? ' + uncommitted changes' : '';
+  return {
+    cpu: `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}`,
+    memory: `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`,
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    commit: commit ? commit + dirty : 'unknown',
+    load: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+  };
+}
+
+export function printTable(rows, { quick, seconds, notes, plans = [] }) {
+  const table = [HEAD, ...rows.map(cells)];
+  const widths = HEAD.map((_, i) => Math.max(...table.map((r) => r[i].length)));
+  const line = (r) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
+  const out = [line(HEAD), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => line(cells(r)))];
+  for (const r of rows) if (r.note) out.push(`  ${r.n} ${r.store ?? ''}: ${r.note}`);
+  for (const n of notes) out.push(`  note: ${n}`);
+  for (const p of plans) out.push('', `plan, ${p.title}`, ...p.plan.split('\n').map((l) => `  ${l}`));
+  out.push(`${quick ? 'quick smoke run (sizes are tiny; nothing is asserted)' : 'full run'}, ${seconds.toFixed(0)} s`);
+  process.stdout.write(`\n${out.join('\n')}\n`);
+}
+
+export function writeReport(path, rows, { seconds, notes, sizes, plans = [] }) {
+  const m = machine();
+  const block = [
+    BEGIN,
+    `Run of ${m.date} — ${m.cpu}, ${m.memory}, ${m.os}, Node ${m.node}, commit ${m.commit};`,
+    `load average at the end ${m.load}; the whole run took ${seconds.toFixed(0)} s.`,
+    `Sizes: bulk ${sizes.bulk} leads, ${sizes.rounds * sizes.perRound} timed requests per side per latency row,`,
+    `list page ${sizes.list}, big campaign ${sizes.big.toLocaleString('en-US')} leads, throughput ${sizes.tpRounds} × ${sizes.seconds} s per side at 50 connections.`,
+    '',
+    markdown(rows),
+    ...notes.map((n) => `- note: ${n}`),
+    ...plans.flatMap((p) => ['', `Plan, ${p.title}`, '', '```', p.plan, '```']),
+    END,
+  ].join('\n');
+  let text = existsSync(path) ? readFileSync(path, 'utf8') : `# Benchmarks\n\n${BEGIN}\n${END}\n`;
+  const i = text.indexOf(BEGIN);
+  const j = text.indexOf(END);
+  text = i >= 0 && j > i ? text.slice(0, i) + block + text.slice(j + END.length) : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(path, text);
+  process.stderr.write(`wrote ${path}\n`);
+}

@@ -1,0 +1,102 @@
+/**
+ * Campaign settings: one parser per setting, and the checks that involve
+ * several of them. `campaign create` and `campaign update` both go through
+ * here, so a value the dialer cannot use never reaches the database.
+ */
+import { parseDuration } from '../dialer/duration.js';
+import { formatHours, parseHours, parseLocalWindow, validateTimeZone } from '../dialer/hours.js';
+import type { CampaignTable } from '../db/schema.js';
+
+export const PROVIDERS = ['simulate', 'webhook'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+/** the settings an operator may set; omitted ones keep their default (or current value) */
+export type CampaignSettings = Partial<
+  Pick<
+    CampaignTable,
+    | 'predial_url'
+    | 'predial_secret'
+    | 'timezone'
+    | 'hours'
+    | 'local_window'
+    | 'max_attempts'
+    | 'retry_delay_ms'
+    | 'concurrency'
+    | 'provider'
+    | 'provider_url'
+    | 'simulate_success'
+  >
+>;
+
+/** The defaults, as migration 0001 writes them; docs/dialer.md lists them. */
+export const DEFAULT_SETTINGS = Object.freeze({
+  timezone: 'UTC',
+  hours: 'mon-fri 09:00-17:00',
+  local_window: '08:00-21:00',
+  max_attempts: 3,
+  retry_delay_ms: 30 * 60 * 1000,
+  concurrency: 1,
+  provider: 'simulate',
+  simulate_success: 0.5,
+} satisfies CampaignSettings);
+
+export class SettingsError extends Error {}
+
+const fail = (message: string): never => {
+  throw new SettingsError(message);
+};
+
+// Bounds that catch typos ("--concurrency 5000" for 50) rather than model limits.
+const MAX_ATTEMPTS = 100;
+const MAX_CONCURRENCY = 1000;
+
+function wholeNumber(name: string, raw: string, max: number): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > max) fail(`${name} must be a whole number from 1 to ${max}, got "${raw}"`);
+  return n;
+}
+
+function httpUrl(name: string, raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fail(`${name} must be an http:// or https:// URL, got "${raw}"`);
+  return raw;
+}
+
+function rethrow<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    return fail(`${name}: ${(err as Error).message}`);
+  }
+}
+
+/** Parses the text of each option (as the CLI receives it) into its column value. */
+export const parseSetting = {
+  timezone: (raw: string) => rethrow('--timezone', () => validateTimeZone(raw.trim())),
+  // Stored in canonical form, so that `explain` and the docs show one spelling.
+  hours: (raw: string) => rethrow('--hours', () => formatHours(parseHours(raw))),
+  localWindow: (raw: string) => rethrow('--local-window', () => (parseLocalWindow(raw), raw.trim())),
+  maxAttempts: (raw: string) => wholeNumber('--max-attempts', raw, MAX_ATTEMPTS),
+  retryDelay: (raw: string) => rethrow('--retry-delay', () => parseDuration(raw)),
+  concurrency: (raw: string) => wholeNumber('--concurrency', raw, MAX_CONCURRENCY),
+  predialUrl: (raw: string) => httpUrl('--predial-url', raw),
+  predialSecret: (raw: string) => (raw === '' ? fail('--predial-secret must not be empty') : raw),
+  provider: (raw: string): ProviderName =>
+    (PROVIDERS as readonly string[]).includes(raw) ? (raw as ProviderName) : fail(`--provider must be one of ${PROVIDERS.join(', ')}, got "${raw}"`),
+  providerUrl: (raw: string) => httpUrl('--provider-url', raw),
+  simulateSuccess: (raw: string) => {
+    const p = Number(raw);
+    if (!/^(0|1|0?\.\d+|1\.0*)$/.test(raw) || !(p >= 0 && p <= 1)) fail(`--simulate-success must be a probability from 0 to 1, e.g. 0.3, got "${raw}"`);
+    return p;
+  },
+};
+
+/** Checks that need several settings at once, on the campaign as it will be stored. */
+export function checkSettings(s: Pick<CampaignTable, 'provider' | 'provider_url'>): void {
+  if (s.provider === 'webhook' && !s.provider_url) fail('--provider webhook needs --provider-url');
+}

@@ -1,0 +1,90 @@
+/**
+ * `leadline dialer`: the worker process itself (not a wrapper around a
+ * child). SIGTERM or SIGINT: stop claiming, let calls in flight finish
+ * within --grace, release the rest, close the database, exit 0.
+ */
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { createDb } from '../db/index.js';
+import { parseDuration } from '../dialer/duration.js';
+import { loadCampaigns } from '../dialer/repository.js';
+import { Dialer } from '../dialer/worker.js';
+import { AppError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { arg } from './context.js';
+
+function duration(name: string, minMs = 0) {
+  return (raw: string): number => {
+    const ms = parseDuration(raw);
+    if (ms < minMs) throw new Error(`${name} must be at least ${minMs / 1000}s, got "${raw}"`);
+    return ms;
+  };
+}
+
+/** "2s" or "1s-5s" */
+function durationRange(raw: string): [number, number] {
+  const [a, b, extra] = raw.split('-');
+  if (a === undefined || extra !== undefined) throw new Error(`--simulate-duration must be DURATION or MIN-MAX, e.g. 2s or 1s-5s, got "${raw}"`);
+  const min = parseDuration(a);
+  const max = b === undefined ? min : parseDuration(b);
+  if (max < min) throw new Error(`--simulate-duration: ${b} is shorter than ${a}`);
+  return [min, max];
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerDialer(program: Command): void {
+  program
+    .command('dialer')
+    .description('run the dialer: call due leads by priority, schedule and calling hours (SIGTERM drains and exits 0)')
+    .option('--campaign <id>', 'serve only this campaign (repeatable; default: all campaigns)', collect)
+    .option('--once', 'call everything due now, wait for those calls to finish, and exit')
+    .option('--claim-timeout <duration>', "a dead worker's claims lapse after this; calls in flight renew theirs (default 60s)", arg(duration('--claim-timeout', 1000)))
+    .option('--poll-interval <duration>', 'how often a campaign with nothing due is checked again (default 1s)', arg(duration('--poll-interval', 1000)))
+    .option('--grace <duration>', 'on SIGTERM, how long calls in flight may take to finish before they are released (default 30s)', arg(duration('--grace')))
+    .option('--predial-timeout <duration>', 'how long the predial function may take (default 5s)', arg(duration('--predial-timeout', 1000)))
+    .option('--call-timeout <duration>', 'how long a webhook call may take (default 5m)', arg(duration('--call-timeout', 1000)))
+    .option('--simulate-duration <range>', 'simulate provider: call duration, e.g. 2s or 1s-5s (default 0s)', arg(durationRange))
+    .action(async (o) => {
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel);
+      const db = createDb(config.database, { pgPoolSize: config.pgPoolSize, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
+      try {
+        await db.migrate();
+        const ids: string[] | null = o.campaign ?? null;
+        if (ids) {
+          const found = new Set((await loadCampaigns(db.kysely, ids)).map((c) => c.id));
+          const missing = ids.find((id) => !found.has(id));
+          if (missing) throw new AppError('not_found', `campaign ${missing} not found`);
+        }
+        const dialer = new Dialer({
+          db,
+          logger,
+          campaignIds: ids,
+          claimTimeoutMs: o.claimTimeout ?? 60_000,
+          pollIntervalMs: o.pollInterval ?? 1000,
+          predialTimeoutMs: o.predialTimeout ?? 5000,
+          callTimeoutMs: o.callTimeout ?? 5 * 60_000,
+          simulateDurationMs: o.simulateDuration ?? [0, 0],
+        });
+        let stopped: Promise<void> | undefined;
+        const stop = (signal: string) => {
+          logger.info({ signal, callsInFlight: dialer.callsInFlight }, 'dialer stopping');
+          stopped ??= dialer.stop(o.grace ?? 30_000);
+        };
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+        logger.info({ worker: dialer.workerId, campaigns: ids ?? 'all', once: Boolean(o.once) }, 'dialer started');
+        try {
+          if (o.once) logger.info(await dialer.runOnce(), 'dialer finished: everything due was called');
+          else await dialer.run();
+          await stopped;
+        } finally {
+          process.removeListener('SIGTERM', stop);
+          process.removeListener('SIGINT', stop);
+        }
+      } finally {
+        await db.close();
+      }
+    });
+}

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { explainLead } from '../dialer/explain.js';
+import { output, UsageError, withDb } from './context.js';
+
+function nextLine(r: { reasons: string[]; nextDueAt: string | null }): string {
+  if (r.nextDueAt) return `next due at ${r.nextDueAt}`;
+  if (r.reasons.includes('already concluded')) return 'it will not be called again';
+  if (r.reasons.includes('attempts used up')) return 'it will not be called again unless the campaign is recycled';
+  return 'no time in the coming week fits both the calling hours and its local window';
+}
+
+export function registerLead(program: Command): void {
+  const lead = program.command('lead').description('leads');
+  lead
+    .command('explain')
+    .description('say why a lead is or is not due now, and when it next will be')
+    .requiredOption('--campaign <id>', 'the campaign')
+    .option('--external-id <id>', "the lead's externalId")
+    .option('--phone <e164>', "the lead's phoneNumber")
+    .option('--json', 'print JSON: {"due", "reasons", "nextDueAt"}')
+    .action(async (o) => {
+      if ((o.externalId === undefined) === (o.phone === undefined)) throw new UsageError('give exactly one of --external-id or --phone');
+      const by = o.externalId !== undefined ? { externalId: o.externalId as string } : { phoneNumber: o.phone as string };
+      await withDb(async (db) => {
+        const r = await explainLead(db, o.campaign, by, Date.now());
+        const json = { due: r.due, reasons: r.reasons, nextDueAt: r.nextDueAt?.toISOString() ?? null };
+        output(o.json, json, r.due ? 'due now' : `not due: ${r.reasons.join(', ')}\n${nextLine(json)}`);
+      });
+    });
+}

@@ -1,0 +1,15 @@
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { openApiDocumentText } from '../http/openapi-document.js';
+
+export function registerOpenApi(program: Command): void {
+  program
+    .command('openapi')
+    .description('print the OpenAPI 3.1 document a server serves at /api/v1/openapi.json (no server or database needed)')
+    .option('--out <file>', 'write it to this file instead of stdout')
+    .action(async (o: { out?: string }) => {
+      const text = `${JSON.stringify(JSON.parse(await openApiDocumentText()), null, 2)}\n`;
+      if (o.out) writeFileSync(o.out, text);
+      else process.stdout.write(text);
+    });
+}

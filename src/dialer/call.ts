@@ -1,0 +1,104 @@
+/**
+ * One claimed lead, start to finish: check the called person's local time,
+ * fetch the number for a prefetch lead, place the call, record the attempt.
+ * Every path ends in exactly one write: an attempt, a deferral, or a release.
+ */
+import type { Db } from '../db/index.js';
+import type { DialerCampaign } from './campaign.js';
+import { earliestOpen, zonesToCheck } from './due.js';
+import { isOpen } from './hours.js';
+import { zonesForLead } from './phone-timezone.js';
+import { predial } from './predial.js';
+import { ABORTED, type CallResult } from './providers/types.js';
+import type { AttemptRecord, AttemptResult } from './attempt-repository.js';
+import { type ClaimedLead, releaseClaim } from './repository.js';
+
+export interface CallDeps {
+  db: Db;
+  now: () => number;
+  predialTimeoutMs: number;
+  /** writes the attempt (recorder.ts batches them) */
+  record: (lead: ClaimedLead, a: AttemptRecord) => Promise<AttemptResult>;
+}
+
+export type LeadOutcome =
+  | ({ kind: 'attempt'; success: boolean; outcome: string; reason: string | null; phoneNumber: string | null } & AttemptResult)
+  /** outside the called person's local window: due again when it opens */
+  | { kind: 'deferred'; until: string }
+  /** shutting down before the call was over: the lead is due again at once */
+  | { kind: 'released' };
+
+/** When nothing overlaps (a narrow window over far-apart zones), look again a day later. */
+const NO_OVERLAP_RETRY_MS = 24 * 3_600_000;
+
+function parseMetadata(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: ClaimedLead, signal: AbortSignal): Promise<LeadOutcome> {
+  const metadata = parseMetadata(lead.metadata);
+  const deferral = (phoneNumber: string | null): Promise<LeadOutcome> | null => {
+    const zones = zonesToCheck(zonesForLead({ phoneNumber, metadata }), campaign.timezone);
+    const now = new Date(deps.now());
+    if (zones.every((z) => isOpen(campaign.localWindow, z, now))) return null;
+    const opens = earliestOpen(zones.map((z) => [campaign.localWindow, z] as const), now);
+    const until = new Date(opens ? opens.getTime() : now.getTime() + NO_OVERLAP_RETRY_MS).toISOString();
+    return releaseClaim(deps.db, lead, until).then(() => ({ kind: 'deferred', until }));
+  };
+  const release = async (): Promise<LeadOutcome> => {
+    await releaseClaim(deps.db, lead);
+    return { kind: 'released' };
+  };
+
+  const early = deferral(lead.phoneNumber);
+  if (early) return early;
+  const startedAt = deps.now();
+  let phoneNumber = lead.phoneNumber;
+  let failed: CallResult | null = null;
+  if (phoneNumber === null) {
+    const url = campaign.row.predial_url;
+    const found = url
+      ? await predial({
+          url,
+          secret: campaign.row.predial_secret,
+          leadId: lead.id,
+          campaignId: lead.campaignId,
+          externalId: lead.externalId,
+          timeoutMs: deps.predialTimeoutMs,
+          signal,
+        })
+      : { ok: false as const, reason: 'no phone number and the campaign has no predial function' };
+    if (signal.aborted) return release();
+    if (found.ok) {
+      phoneNumber = found.phoneNumber;
+      // Now that the number is known, its zone may be too.
+      const late = deferral(phoneNumber);
+      if (late) return late;
+    } else {
+      failed = { success: false, outcome: 'predial-failed', reason: found.reason };
+    }
+  }
+  const result =
+    failed ??
+    (await campaign.provider.call(
+      { leadId: lead.id, campaignId: lead.campaignId, phoneNumber: phoneNumber!, externalId: lead.externalId, metadata, attempt: lead.attempts + 1 },
+      signal,
+    ));
+  // Only a call cut short by the shutdown is given back; one that ended is recorded.
+  if (result.outcome === ABORTED && signal.aborted) return release();
+  const reason = result.reason ?? null;
+  const recorded = await deps.record(lead, {
+    success: result.success,
+    outcome: result.outcome,
+    phoneNumber,
+    reason,
+    startedAt,
+    finishedAt: deps.now(),
+    retryDelayMs: campaign.row.retry_delay_ms,
+  });
+  return { kind: 'attempt', success: result.success, outcome: result.outcome, reason, phoneNumber, ...recorded };
+}

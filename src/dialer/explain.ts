@@ -1,0 +1,42 @@
+/** `leadline lead explain`: the due rules of due.ts applied to a stored lead, as the worker sees it. */
+import type { Db } from '../db/index.js';
+import { AppError } from '../errors.js';
+import { type DueExplanation, explainDue } from './due.js';
+import { parseHours, parseLocalWindow } from './hours.js';
+import { zonesForLead } from './phone-timezone.js';
+import { findLead, loadCampaigns } from './repository.js';
+
+export async function explainLead(
+  db: Db,
+  campaignId: string,
+  by: { externalId: string } | { phoneNumber: string },
+  now: number,
+): Promise<DueExplanation> {
+  const [campaign] = await loadCampaigns(db.kysely, [campaignId]);
+  if (!campaign) throw new AppError('not_found', `campaign ${campaignId} not found`);
+  const lead = await findLead(db.kysely, campaignId, by);
+  if (!lead) throw new AppError('not_found', `no lead with ${'externalId' in by ? `externalId ${by.externalId}` : `phone number ${by.phoneNumber}`} in campaign ${campaignId}`);
+  let metadata: unknown = {};
+  try {
+    metadata = JSON.parse(lead.metadata);
+  } catch {
+    // unreadable metadata carries no timezone
+  }
+  const date = (iso: string | null) => (iso === null ? null : new Date(iso));
+  // While a claim is held, next_attempt_at is the claim's expiry (claim-repository.ts).
+  const claimed = lead.claimed_by !== null;
+  return explainDue(
+    {
+      status: lead.status,
+      attempts: lead.attempts,
+      maxAttempts: campaign.max_attempts + lead.extra_attempts,
+      scheduledFor: date(lead.scheduled_for),
+      nextAttemptAt: claimed ? null : date(lead.next_attempt_at),
+      claimedBy: lead.claimed_by,
+      claimExpiresAt: claimed ? date(lead.next_attempt_at) : null,
+      campaign: { hours: parseHours(campaign.hours), timezone: campaign.timezone, localWindow: parseLocalWindow(campaign.local_window) },
+      leadZones: zonesForLead({ phoneNumber: lead.phone_number, metadata }),
+    },
+    new Date(now),
+  );
+}

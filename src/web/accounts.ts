@@ -1,0 +1,138 @@
+/**
+ * Dashboard accounts: an operator creates a user (or resets one) and hands
+ * over a one-time password; the first sign-in with it consumes it and the
+ * user must then choose a password before seeing anything else.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../db/index.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import {
+  dummyHash,
+  generateOneTimePassword,
+  hashOneTime,
+  hashPassword,
+  passwordProblem,
+  verifyPassword,
+} from './passwords.js';
+import * as repo from './users-repository.js';
+
+export const ONE_TIME_TTL_MS = 7 * 24 * 3_600_000;
+export const SESSION_TTL_MS = 12 * 3_600_000;
+
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export interface IssuedPassword {
+  userId: string;
+  email: string;
+  oneTimePassword: string;
+  expiresAt: string;
+}
+
+export async function createUser(db: Db, input: { companyId: string; email: string }, now = Date.now()): Promise<IssuedPassword> {
+  const email = normalizeEmail(input.email);
+  if (!EMAIL.test(email) || email.length > 254) throw new AppError('validation', `not an email address: "${input.email}"`);
+  const company = await db.kysely.selectFrom('companies').select('id').where('id', '=', input.companyId).executeTakeFirst();
+  if (!company) throw new AppError('not_found', `company ${input.companyId} not found`);
+  const oneTimePassword = generateOneTimePassword();
+  const userId = newId('us_');
+  const expiresAt = now + ONE_TIME_TTL_MS;
+  const inserted = await repo.insertUser(db.kysely, {
+    id: userId,
+    company_id: input.companyId,
+    email,
+    password_hash: null,
+    one_time_hash: hashOneTime(oneTimePassword),
+    one_time_expires_at: expiresAt,
+    created_at: now,
+  });
+  if (!inserted) throw new AppError('conflict', `a user with email ${email} already exists`);
+  return { userId, email, oneTimePassword, expiresAt: new Date(expiresAt).toISOString() };
+}
+
+/** a new one-time password; the old password and every session stop working */
+export async function resetPassword(db: Db, emailInput: string, now = Date.now()): Promise<IssuedPassword> {
+  const email = normalizeEmail(emailInput);
+  const user = await repo.findUserByEmail(db.kysely, email);
+  if (!user) throw new AppError('not_found', `no user with email ${email}`);
+  const oneTimePassword = generateOneTimePassword();
+  const expiresAt = now + ONE_TIME_TTL_MS;
+  await repo.setOneTime(db.kysely, user.id, hashOneTime(oneTimePassword), expiresAt);
+  await repo.deleteUserSessions(db.kysely, user.id);
+  return { userId: user.id, email, oneTimePassword, expiresAt: new Date(expiresAt).toISOString() };
+}
+
+export const listUsers = async (db: Db, companyId: string) =>
+  (await repo.listUsers(db.kysely, companyId)).map((u) => ({
+    userId: u.id,
+    email: u.email,
+    createdAt: new Date(u.created_at).toISOString(),
+    passwordSet: u.password_hash !== null,
+  }));
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+function sameHex(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** the user id when the email and password (or unused one-time password) match; null otherwise */
+export async function verifySignIn(db: Db, emailInput: string, password: string, now: number): Promise<string | null> {
+  const user = await repo.findUserByEmail(db.kysely, normalizeEmail(emailInput));
+  if (user?.one_time_hash && (user.one_time_expires_at ?? 0) > now && sameHex(user.one_time_hash, hashOneTime(password))) {
+    return (await repo.consumeOneTime(db.kysely, user.id, user.one_time_hash)) ? user.id : null;
+  }
+  // An unknown email or an unset password still costs one scrypt, so timing does not tell which emails exist.
+  const ok = await verifyPassword(password, user?.password_hash ?? (await dummyHash()));
+  return user?.password_hash && ok ? user.id : null;
+}
+
+export interface NewSession {
+  /** the cookie value; only its sha256 is stored */
+  token: string;
+  idHash: string;
+}
+
+export async function startSession(db: Db, userId: string, now: number): Promise<NewSession> {
+  const token = randomBytes(32).toString('base64url');
+  const idHash = sha256(token);
+  await repo.deleteExpiredSessions(db.kysely, now);
+  await repo.insertSession(db.kysely, {
+    id_hash: idHash,
+    user_id: userId,
+    csrf_token: randomBytes(32).toString('base64url'),
+    created_at: now,
+    expires_at: now + SESSION_TTL_MS,
+  });
+  return { token, idHash };
+}
+
+export const sessionIdHash = sha256;
+
+export const loadSession = (db: Db, token: string, now: number) => repo.findSession(db.kysely, sha256(token), now);
+
+export const endSession = (db: Db, idHash: string) => repo.deleteSession(db.kysely, idHash);
+
+/**
+ * Sets the user's password. A user who already has one must give it; every
+ * other session of the user ends, so a stolen session dies with the change.
+ */
+export async function choosePassword(
+  db: Db,
+  input: { userId: string; keepSession: string; current?: string; password: string; confirm: string },
+): Promise<string | null> {
+  const user = await repo.findUserById(db.kysely, input.userId);
+  if (!user) throw new AppError('not_found', 'user not found');
+  if (user.password_hash !== null && !(await verifyPassword(input.current ?? '', user.password_hash))) {
+    return 'The current password is not correct.';
+  }
+  const problem = passwordProblem(input.password);
+  if (problem) return problem;
+  if (input.password !== input.confirm) return 'The two new passwords differ.';
+  await repo.setPasswordHash(db.kysely, user.id, await hashPassword(input.password));
+  await repo.deleteOtherSessions(db.kysely, user.id, input.keepSession);
+  return null;
+}

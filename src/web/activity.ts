@@ -1,0 +1,60 @@
+/**
+ * The dialer's side of the dashboard: calls today, the last attempts, one
+ * lead's history and its `explain` answer, and recycling. Rules stay in
+ * src/dialer (explainLead, recycleLeads); this only reads and arranges.
+ * Campaigns passed in were already checked to be the signed-in company's.
+ */
+import type { Db } from '../db/index.js';
+import type { CampaignTable } from '../db/schema.js';
+import type { DueExplanation } from '../dialer/due.js';
+import { explainLead } from '../dialer/explain.js';
+import { recycleLeads } from '../dialer/repository.js';
+import * as repo from './activity-repository.js';
+import type { LeadView } from './dashboard.js';
+
+const DAY_MS = 86_400_000;
+export const LAST_ATTEMPTS = 10;
+
+export interface CallCounts {
+  calls: number;
+  successes: number;
+}
+
+export interface Activity extends CallCounts {
+  /** start of the UTC day the counts cover (the dashboard shows times in UTC) */
+  since: number;
+  byCampaign: ReadonlyMap<string, CallCounts>;
+  last: (repo.AttemptRow & { campaignName: string })[];
+}
+
+export async function activity(db: Db, campaigns: readonly CampaignTable[], now: number): Promise<Activity> {
+  const ids = campaigns.map((c) => c.id);
+  const since = Math.floor(now / DAY_MS) * DAY_MS;
+  const [counts, last] = await Promise.all([repo.callsSince(db.kysely, ids, since), repo.lastAttempts(db.kysely, ids, LAST_ATTEMPTS)]);
+  const names = new Map(campaigns.map((c) => [c.id, c.name]));
+  return {
+    since,
+    calls: counts.reduce((n, c) => n + c.calls, 0),
+    successes: counts.reduce((n, c) => n + c.successes, 0),
+    byCampaign: new Map(counts.map((c) => [c.campaignId, c])),
+    last: last.map((a) => ({ ...a, campaignName: names.get(a.campaign_id) ?? a.campaign_id })),
+  };
+}
+
+export interface LeadDialerView {
+  attempts: repo.AttemptRow[];
+  explanation: DueExplanation;
+}
+
+export async function leadDialer(db: Db, campaign: CampaignTable, lead: LeadView, now: number): Promise<LeadDialerView> {
+  const by = lead.externalId !== null ? { externalId: lead.externalId } : { phoneNumber: lead.phoneNumber! };
+  const [attempts, explanation] = await Promise.all([
+    repo.leadAttempts(db.kysely, campaign.id, lead.id),
+    explainLead(db, campaign.id, by, now),
+  ]);
+  return { attempts, explanation };
+}
+
+/** as `leadline campaign recycle`: by default each lead gets the campaign's max attempts again */
+export const recycle = (db: Db, campaign: CampaignTable, grant = campaign.max_attempts): Promise<number> =>
+  recycleLeads(db, campaign.id, campaign.max_attempts, grant);

@@ -1,0 +1,80 @@
+/**
+ * The campaign settings form, read through the dialer's own parsers
+ * (src/campaigns/settings.ts), so the dashboard accepts exactly what
+ * `leadline campaign create/update` accepts and nothing else.
+ */
+import { type CampaignSettings, parseSetting, SettingsError } from '../campaigns/settings.js';
+import type { CampaignTable } from '../db/schema.js';
+import { formatDuration } from '../dialer/duration.js';
+
+/** form field → its label; also turns the parsers' flag names into the labels the form shows */
+export const LABELS = {
+  timezone: 'Timezone',
+  hours: 'Calling hours',
+  local_window: 'Local window',
+  max_attempts: 'Maximum attempts',
+  retry_delay: 'Retry delay',
+  concurrency: 'Concurrency',
+  predial_url: 'Predial URL',
+  predial_secret: 'Predial secret',
+  provider: 'Provider',
+  provider_url: 'Provider URL',
+  simulate_success: 'Simulated success rate',
+} as const;
+export type Field = keyof typeof LABELS;
+export type FormValues = Partial<Record<Field | 'name' | 'clear_predial_secret', string>>;
+
+const FLAG_LABELS: Record<string, string> = Object.fromEntries(
+  Object.entries(LABELS).map(([field, label]) => [`--${field.replace(/_/g, '-')}`, label]),
+);
+
+export function labelled(message: string): string {
+  return message.replace(/--[a-z]+(?:-[a-z]+)*/g, (flag) => FLAG_LABELS[flag] ?? flag);
+}
+
+/** the form's text for a stored campaign, so an edit starts from what is there */
+export function valuesOf(c: CampaignTable): FormValues {
+  return {
+    name: c.name,
+    timezone: c.timezone,
+    hours: c.hours,
+    local_window: c.local_window,
+    max_attempts: String(c.max_attempts),
+    retry_delay: formatDuration(Number(c.retry_delay_ms)),
+    concurrency: String(c.concurrency),
+    predial_url: c.predial_url ?? '',
+    provider: c.provider,
+    provider_url: c.provider_url ?? '',
+    simulate_success: String(c.simulate_success),
+  };
+}
+
+/**
+ * The settings a submitted form asks for. An empty predial URL or provider URL
+ * removes it; an empty predial secret keeps the stored one (it is never sent
+ * back to the browser), unless "remove the secret" is ticked.
+ */
+export function parseForm(f: FormValues): CampaignSettings {
+  const text = (field: Field) => (f[field] ?? '').trim();
+  const required = (field: Field) => {
+    const v = text(field);
+    if (v === '') throw new SettingsError(`${LABELS[field]} is required`);
+    return v;
+  };
+  const optional = <T>(field: Field, parse: (raw: string) => T): T | null => (text(field) === '' ? null : parse(text(field)));
+  const settings: CampaignSettings = {
+    timezone: parseSetting.timezone(required('timezone')),
+    hours: parseSetting.hours(required('hours')),
+    local_window: parseSetting.localWindow(required('local_window')),
+    max_attempts: parseSetting.maxAttempts(required('max_attempts')),
+    retry_delay_ms: parseSetting.retryDelay(required('retry_delay')),
+    concurrency: parseSetting.concurrency(required('concurrency')),
+    predial_url: optional('predial_url', parseSetting.predialUrl),
+    provider: parseSetting.provider(required('provider')),
+    provider_url: optional('provider_url', parseSetting.providerUrl),
+    simulate_success: parseSetting.simulateSuccess(required('simulate_success')),
+  };
+  if (f.clear_predial_secret === '1') settings.predial_secret = null;
+  else if ((f.predial_secret ?? '') !== '') settings.predial_secret = parseSetting.predialSecret(f.predial_secret!);
+  return settings;
+}

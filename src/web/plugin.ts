@@ -1,0 +1,106 @@
+/**
+ * The web dashboard, served under /dashboard by the same server as the API.
+ * It authenticates with session cookies only, and the API with x-api-key
+ * only: neither accepts the other's credential. Everything here is
+ * encapsulated, so its form parser, hooks and HTML error pages never touch
+ * /api routes.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../db/index.js';
+import { AppError } from '../errors.js';
+import { isUnavailable } from '../http/errors.js';
+import type { RateLimiter } from '../ratelimit/types.js';
+import { ASSETS } from './assets/index.js';
+import { Dashboard } from './dashboard.js';
+import { accessHook, sessionHook } from './guard.js';
+import { authRoutes } from './routes/auth.js';
+import { campaignRoutes } from './routes/campaigns.js';
+import { keyRoutes } from './routes/keys.js';
+import { leadRoutes } from './routes/leads.js';
+import { overviewRoutes } from './routes/overview.js';
+import { send } from './routes/support.js';
+import { SignInLimiter, type SignInLimits } from './signin-limit.js';
+import { errorPage, type Viewer } from './views/layout.js';
+
+export interface WebDeps {
+  readonly db: Db;
+  readonly limiter: RateLimiter;
+  readonly now: () => number;
+  readonly signInLimits?: SignInLimits;
+}
+
+const FORM_LIMIT = 64 * 1024;
+/** what the pages need; applied only when no other layer (helmet) set a policy */
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+const STATUS: Partial<Record<AppError['code'], number>> = {
+  validation: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+function viewerOf(request: FastifyRequest): Viewer | null {
+  const s = request.webSession;
+  return s && s.hasPassword ? { email: s.email, companyName: s.companyName, csrfToken: s.csrfToken } : null;
+}
+
+function onError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  let status = err instanceof AppError ? (STATUS[err.code] ?? 500) : (err.statusCode ?? 500);
+  if (isUnavailable(err)) status = 503;
+  if (status >= 500 && status !== 503) request.log.error({ err }, 'dashboard error');
+  const message =
+    err instanceof AppError && status === 404
+      ? 'There is nothing here, or it belongs to another company.'
+      : err instanceof AppError && status < 500
+        ? err.message
+        : status === 503
+          ? 'The database is not answering right now. Try again in a moment.'
+          : status < 500
+            ? 'The request could not be read.'
+            : 'Something went wrong on our side; it has been logged.';
+  return send(reply, status, errorPage(viewerOf(request), status, message));
+}
+
+export function dashboard(deps: WebDeps) {
+  return async (app: FastifyInstance) => {
+    const dash = new Dashboard(deps.db, deps.now);
+    const signIns = new SignInLimiter(deps.limiter, deps.now, deps.signInLimits);
+
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, body, done) => {
+      // Object.fromEntries defines own properties, so "__proto__" is just a field name here.
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+    // Pages are not part of the API: keep them out of the OpenAPI document.
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
+    app.decorateRequest('webSession', null);
+    app.addHook('onRequest', sessionHook(deps.db, deps.now));
+    app.addHook('preHandler', accessHook);
+    app.addHook('onSend', async (request, reply) => {
+      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CSP);
+      if (!reply.hasHeader('x-frame-options')) reply.header('x-frame-options', 'DENY');
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('referrer-policy', 'same-origin');
+      if (!request.url.startsWith('/dashboard/assets/')) reply.header('cache-control', 'no-store');
+    });
+    app.setErrorHandler(onError);
+    app.setNotFoundHandler((request, reply) => onError(new AppError('not_found', 'Not found') as FastifyError, request, reply));
+
+    app.get('/assets/:name', { config: { webPublic: true } }, async (request, reply) => {
+      const asset = ASSETS.get((request.params as { name: string }).name);
+      if (!asset) throw new AppError('not_found', 'Not found');
+      return reply.type(asset.type).header('cache-control', 'public, max-age=31536000, immutable').send(asset.body);
+    });
+    await app.register(authRoutes(deps, signIns));
+    await app.register(overviewRoutes(dash));
+    await app.register(campaignRoutes(dash));
+    await app.register(leadRoutes(dash));
+    await app.register(keyRoutes(dash));
+  };
+}

@@ -1,0 +1,18 @@
+/** GET /dashboard: the overview. */
+import type { FastifyInstance } from 'fastify';
+import { activity } from '../activity.js';
+import { Dashboard } from '../dashboard.js';
+import { overviewPage } from '../views/overview.js';
+import { send, viewer } from './support.js';
+
+export function overviewRoutes(dash: Dashboard) {
+  return async (app: FastifyInstance) => {
+    app.get('/', async (request, reply) => {
+      const v = viewer(request);
+      const [campaigns, keys] = await Promise.all([dash.campaigns(v.companyId), dash.keys(v.companyId)]);
+      const activeKeys = keys.filter((k) => k.status === 'active').length;
+      const calls = await activity(dash.db, campaigns.map((c) => c.campaign), dash.now());
+      return send(reply, 200, overviewPage(v, { totals: Dashboard.totals(campaigns), campaigns, activeKeys, activity: calls }));
+    });
+  };
+}

@@ -1,0 +1,98 @@
+/** The campaign list and the campaign settings form (create and edit). */
+import { PROVIDERS } from '../../campaigns/settings.js';
+import type { CampaignTable } from '../../db/schema.js';
+import { LABELS, type Field, type FormValues } from '../campaign-form.js';
+import type { CampaignSummary } from '../dashboard.js';
+import { type Html, html, href, seg } from '../html.js';
+import { count, csrfField, notice, page, type Viewer } from './layout.js';
+
+const STATUSES = ['raw', 'attempting', 'exhausted', 'concluded'] as const;
+
+export function campaignsPage(v: Viewer, campaigns: readonly CampaignSummary[], done?: string): string {
+  const rows = campaigns.map(
+    ({ campaign: c, counts }) => html`<tr>
+  <td><a href="${href(`/campaigns/${seg(c.id)}/leads`)}"><strong>${c.name}</strong></a><div class="muted mono">${c.id}</div></td>
+  ${STATUSES.map((s) => html`<td class="num">${counts[s] ? html`<a href="${href(`/campaigns/${seg(c.id)}/leads`, { status: s })}">${count(counts[s])}</a>` : '0'}</td>`)}
+  <td class="num">${count(counts.total)}</td>
+  <td>${c.hours}<div class="muted">${c.timezone}</div></td>
+  <td><a class="button secondary small" href="${href(`/campaigns/${seg(c.id)}`)}">Settings</a></td>
+</tr>`,
+  );
+  return page(
+    { title: 'Campaigns', section: 'campaigns', viewer: v },
+    html`<h1>Campaigns</h1>
+<p class="sub">Lead counts by status; a number opens those leads.</p>
+${notice('ok', done === 'created' ? 'Campaign created.' : null)}
+<div class="toolbar"><a class="button" href="${href('/campaigns/new')}">New campaign</a></div>
+<table>
+<thead><tr><th>Campaign</th>${STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">total</th><th>Calling hours</th><th><span class="muted">Action</span></th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="8" class="empty">No campaigns yet.</td></tr>`}</tbody>
+</table>`,
+  );
+}
+
+const HINTS: Partial<Record<Field, Html | string>> = {
+  timezone: 'IANA name, e.g. America/New_York; calling hours are read on its clock.',
+  hours: html`e.g. <code>mon-fri 09:00-17:00</code>, <code>mon-fri 09:00-12:00, sat 10:00-14:00</code>, <code>mon-sun 00:00-24:00</code>.`,
+  local_window: html`Hours on the called person's own clock (from their number), e.g. <code>08:00-21:00</code>.`,
+  max_attempts: 'Failed calls before a lead is exhausted (1–100).',
+  retry_delay: html`Wait after a failed attempt, e.g. <code>30m</code>, <code>2h</code>, <code>1h30m</code>.`,
+  concurrency: 'Calls at once for this campaign (1–1000).',
+  predial_url: 'Looks up the phone number of externalId-only leads before each call. Empty: none.',
+  predial_secret: 'Sent to the predial URL. Never shown again; leave empty to keep the current one.',
+  provider_url: 'Where the webhook provider posts calls. Required for webhook.',
+  simulate_success: 'For the simulate provider: the share of calls that succeed, 0 to 1.',
+};
+
+function input(field: Field, values: FormValues, type = 'text', extra: Html | string = '') {
+  return html`<div class="field"><label for="f-${field}">${LABELS[field]}</label>
+  <input id="f-${field}" name="${field}" type="${type}" value="${values[field] ?? ''}" ${extra}>
+  ${HINTS[field] ? html`<div class="hint">${HINTS[field]}</div>` : ''}</div>`;
+}
+
+export function campaignFormPage(
+  v: Viewer,
+  o: { campaign: CampaignTable | null; values: FormValues; error?: string; done?: boolean; secretSet?: boolean },
+): string {
+  const c = o.campaign;
+  const values = o.values;
+  const action = c ? href(`/campaigns/${seg(c.id)}`) : href('/campaigns');
+  const title = c ? `${c.name}: settings` : 'New campaign';
+  return page(
+    { title, section: 'campaigns', viewer: v },
+    html`<h1>${title}</h1>
+${c ? html`<p class="sub"><span class="mono">${c.id}</span> · <a href="${href(`/campaigns/${seg(c.id)}/leads`)}">Leads</a></p>` : html`<p class="sub">Every setting has a sensible default; you can change them later.</p>`}
+${notice('ok', o.done ? 'Settings saved.' : null)}
+${notice('error', o.error)}
+<form method="post" action="${action}" class="card">
+  ${csrfField(v.csrfToken)}
+  ${c ? '' : html`<div class="field"><label for="f-name">Name</label><input id="f-name" name="name" type="text" required maxlength="200" value="${values.name ?? ''}" autofocus></div>`}
+  <div class="columns">
+    <div>
+      <h2>When to call</h2>
+      ${input('timezone', values, 'text', html`required list="timezones"`)}
+      ${input('hours', values, 'text', 'required')}
+      ${input('local_window', values, 'text', 'required')}
+      ${input('max_attempts', values, 'number', html`required min="1" max="100"`)}
+      ${input('retry_delay', values, 'text', 'required')}
+      ${input('concurrency', values, 'number', html`required min="1" max="1000"`)}
+    </div>
+    <div>
+      <h2>How to call</h2>
+      <div class="field"><label for="f-provider">${LABELS.provider}</label>
+        <select id="f-provider" name="provider">${PROVIDERS.map((p) => html`<option${values.provider === p ? html` selected` : ''}>${p}</option>`)}</select></div>
+      ${input('provider_url', values, 'url')}
+      ${input('simulate_success', values, 'text', 'required inputmode="decimal"')}
+      ${input('predial_url', values, 'url')}
+      <div class="field"><label for="f-predial_secret">${LABELS.predial_secret}${o.secretSet ? html` <span class="muted">(set)</span>` : ''}</label>
+        <input id="f-predial_secret" name="predial_secret" type="password" autocomplete="off" value="">
+        <div class="hint">${HINTS.predial_secret}</div>
+        ${o.secretSet ? html`<label class="hint"><input type="checkbox" name="clear_predial_secret" value="1"> Remove the secret</label>` : ''}</div>
+    </div>
+  </div>
+  <div class="actions"><button type="submit">${c ? 'Save settings' : 'Create campaign'}</button>
+    <a class="button secondary" href="${href('/campaigns')}">Cancel</a></div>
+</form>
+<datalist id="timezones">${Intl.supportedValuesOf('timeZone').map((z) => html`<option value="${z}">`)}</datalist>`,
+  );
+}

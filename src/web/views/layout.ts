@@ -1,0 +1,105 @@
+/** The page shell every dashboard page shares, and small pieces views reuse. */
+import { CSS, JS } from '../assets/index.js';
+import { type Html, html, href } from '../html.js';
+
+export type Section = 'overview' | 'campaigns' | 'settings' | 'account';
+
+export interface Viewer {
+  email: string;
+  companyName: string;
+  csrfToken: string;
+}
+
+export interface PageOptions {
+  title: string;
+  section?: Section;
+  /** null on pages shown before sign-in */
+  viewer: Viewer | null;
+}
+
+const NAV: [Section, string, string][] = [
+  ['overview', 'Overview', '/'],
+  ['campaigns', 'Campaigns', '/campaigns'],
+  ['settings', 'Company settings', '/settings/keys'],
+];
+
+const current = (on: boolean) => (on ? html` aria-current="page"` : '');
+
+export function page(o: PageOptions, body: Html): string {
+  const v = o.viewer;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${o.title} · leadline</title>
+<link rel="stylesheet" href="${href(`/assets/${CSS.name}`)}">
+<script src="${href(`/assets/${JS.name}`)}" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+${
+  v
+    ? html`<header class="top">
+  <a class="brand" href="${href('/')}">leadline<small>${v.companyName}</small></a>
+  <nav class="main" aria-label="Main">
+    ${NAV.map(([s, label, path]) => html`<a href="${href(path)}"${current(o.section === s)}>${label}</a>`)}
+  </nav>
+  <div class="who">
+    <a href="${href('/password')}"${current(o.section === 'account')} title="Your password">${v.email}</a>
+    <form method="post" action="${href('/logout')}">${csrfField(v.csrfToken)}<button type="submit">Sign out</button></form>
+  </div>
+</header>`
+      : ''
+}
+<main id="main">
+${body}
+</main>
+</body>
+</html>`.value;
+}
+
+export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+
+export function notice(kind: 'ok' | 'warn' | 'error', message: Html | string | null | undefined): Html {
+  return message ? html`<div class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${message}</div>` : html``;
+}
+
+export const badge = (value: string) => html`<span class="badge ${value}">${value}</span>`;
+
+/** times are shown in UTC, labelled, so two operators in different zones read the same thing */
+export function when(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+export const count = (n: number) => n.toLocaleString('en-US');
+
+/** a confirmation page: the only way to a destructive POST, so it works without JavaScript */
+export function confirmPage(
+  viewer: Viewer,
+  o: { title: string; section: Section; question: Html; action: string; button: string; cancel: string; safe?: boolean },
+): string {
+  return page(
+    { title: o.title, section: o.section, viewer },
+    html`<h1>${o.title}</h1>
+<div class="card">
+  ${o.question}
+  <form method="post" action="${o.action}" class="actions">
+    ${csrfField(viewer.csrfToken)}
+    <button type="submit"${o.safe ? '' : html` class="danger"`} autofocus>${o.button}</button>
+    <a class="button secondary" href="${o.cancel}">Cancel</a>
+  </form>
+</div>`,
+  );
+}
+
+export function errorPage(viewer: Viewer | null, status: number, message: string): string {
+  const title = status === 404 ? 'Not found' : status === 403 ? 'Refused' : status === 429 ? 'Too many attempts' : 'Something went wrong';
+  return page(
+    { title, viewer },
+    html`<h1>${title}</h1>
+<div class="card"><p>${message}</p><p><a href="${href('/')}">Back to the overview</a></p></div>`,
+  );
+}

@@ -1,0 +1,39 @@
+/** The claim reads the due index: no full scan of leads, however large the campaign. */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/index.js';
+import { claimPlan } from '../../src/dialer/repository.js';
+import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { makeCampaign, seedMany } from './support.js';
+
+describe.each(await availableStores())('the claim plan on %s', (kind) => {
+  let store: TestStore;
+  let db: Db;
+  let campaignId: string;
+  beforeAll(async () => {
+    store = await createTestStore(kind);
+    db = await store.open();
+    campaignId = await makeCampaign(db);
+    await seedMany(db, campaignId, 20_000);
+    await seedMany(db, await makeCampaign(db), 5_000);
+    await sql`analyze`.execute(db.kysely);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await store?.drop();
+  });
+
+  it('uses the due index for both the priority walk and the due range', async () => {
+    const plan = await claimPlan(db, { campaignId, maxAttempts: 3, workerId: 'w', limit: 10, now: Date.now(), leaseMs: 60_000 });
+    const text = plan.join('\n');
+    if (kind === 'postgres') {
+      expect(text).not.toMatch(/Seq Scan/);
+      expect(text).toMatch(/Index Only Scan Backward using leads_due/);
+      expect(text).toMatch(/Index Scan using leads_due/);
+      expect(text).toMatch(/LockRows/);
+    } else {
+      expect(plan.every((line) => line.includes('USING') && line.includes('INDEX leads_due'))).toBe(true);
+      expect(text).not.toMatch(/USE TEMP B-TREE/);
+    }
+  });
+});

@@ -1,0 +1,183 @@
+/** The dialer's commands as scripts use them: real processes, --json, exit codes, signals. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../src/campaigns/settings.js';
+import { createDb, type Db } from '../../src/db/index.js';
+import { cli, startDialer } from './dialer-process.js';
+import { attemptRows, leadRow, seedLeads } from './support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'leadline-dialer-cli-'));
+const path = join(dir, 'dialer.db');
+const env = { DATABASE_URL: `sqlite:${path}` };
+let db: Db;
+let companyId: string;
+
+beforeAll(async () => {
+  db = createDb({ kind: 'sqlite', path });
+  await db.migrate();
+  ({ companyId } = JSON.parse((await cli(['company', 'create', '--name', 'Acme', '--json'], env)).stdout));
+});
+afterAll(async () => {
+  await db?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const run = (args: string[]) => cli(args, env);
+async function json(args: string[]) {
+  const r = await run([...args, '--json']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout);
+}
+const campaign = (id: string) => db.kysely.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+describe('leadline campaign create / update', () => {
+  it('stores every setting, and defaults for the ones omitted', async () => {
+    const { campaignId } = await json([
+      'campaign', 'create', '--company', companyId, '--name', 'All settings',
+      '--timezone', 'america/new_york', '--hours', 'mon-fri 09:00-12:00, mon-fri 13:00-17:00', '--max-attempts', '5',
+      '--retry-delay', '1h30m', '--concurrency', '4', '--local-window', '09:00-20:00',
+      '--predial-url', 'https://crm.example/predial', '--predial-secret', 's3cret',
+      '--provider', 'webhook', '--provider-url', 'https://phone.example/call', '--simulate-success', '0.25',
+    ]);
+    expect(await campaign(campaignId)).toMatchObject({
+      timezone: 'America/New_York',
+      hours: 'mon-fri 09:00-12:00, mon-fri 13:00-17:00',
+      max_attempts: 5,
+      retry_delay_ms: 5_400_000,
+      concurrency: 4,
+      local_window: '09:00-20:00',
+      predial_url: 'https://crm.example/predial',
+      predial_secret: 's3cret',
+      provider: 'webhook',
+      provider_url: 'https://phone.example/call',
+      simulate_success: 0.25,
+    });
+    const { campaignId: plain } = await json(['campaign', 'create', '--company', companyId, '--name', 'Defaults']);
+    const defaults = {
+      timezone: 'UTC',
+      hours: 'mon-fri 09:00-17:00',
+      max_attempts: 3,
+      retry_delay_ms: 1_800_000,
+      concurrency: 1,
+      local_window: '08:00-21:00',
+      provider: 'simulate',
+      simulate_success: 0.5,
+    };
+    expect(await campaign(plain)).toMatchObject({ ...defaults, predial_url: null, predial_secret: null, provider_url: null });
+    // the constant the docs and the code name is what the database writes
+    expect(DEFAULT_SETTINGS).toEqual(defaults);
+  });
+
+  it('update changes only what it is given; the text output hides the secret', async () => {
+    const { campaignId } = await json(['campaign', 'create', '--company', companyId, '--name', 'U', '--max-attempts', '7', '--predial-url', 'http://crm.local/p', '--predial-secret', 'hush']);
+    expect(await json(['campaign', 'update', campaignId, '--retry-delay', '0s', '--hours', 'mon-sun 00:00-24:00'])).toEqual({ campaignId });
+    expect(await campaign(campaignId)).toMatchObject({ retry_delay_ms: 0, hours: 'mon-sun 00:00-24:00', max_attempts: 7, timezone: 'UTC', predial_secret: 'hush' });
+    const text = await run(['campaign', 'update', campaignId, '--local-window', '00:00-24:00']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('local window:  off');
+    expect(text.stdout).toContain('retry delay:   0s');
+    expect(text.stdout).not.toContain('hush');
+  });
+
+  // Every parser is covered in settings.test.ts; here, that a refusal is exit 2 with the message, from both commands.
+  it.each([
+    [['--timezone', 'Mars/Base'], '--timezone: invalid timezone "Mars/Base"'],
+    [['--retry-delay', '30 minutes'], '--retry-delay: invalid duration "30 minutes"'],
+    [['--provider', 'webhook'], '--provider webhook needs --provider-url'],
+  ])('refuses %j with exit 2 and says why', async (args, message) => {
+    const { campaignId } = await json(['campaign', 'create', '--company', companyId, '--name', 'target']);
+    for (const command of [['campaign', 'create', '--company', companyId, '--name', 'bad'], ['campaign', 'update', campaignId]]) {
+      const r = await run([...command, ...args]);
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(r.stderr).toContain(message);
+    }
+  });
+
+  it('update of a missing campaign exits 1', async () => {
+    const r = await run(['campaign', 'update', 'cp_missing', '--concurrency', '2']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('campaign cp_missing not found');
+  });
+});
+
+describe('leadline dialer, recycle and lead explain', () => {
+  it('--once calls what is due and exits 0; explain and recycle report it', async () => {
+    const { campaignId } = await json([
+      'campaign', 'create', '--company', companyId, '--name', 'Once', '--hours', 'mon-sun 00:00-24:00',
+      '--local-window', '00:00-24:00', '--max-attempts', '1', '--simulate-success', '0', '--concurrency', '3',
+    ]);
+    const ids = await seedLeads(db, campaignId, [{ externalId: 'a' }, { externalId: 'b' }, { externalId: 'c', scheduledFor: '2099-01-01T00:00:00.000Z' }]);
+    const d = startDialer(['--once', '--campaign', campaignId], env);
+    expect(await d.exited).toBe(0);
+    const attempts = d.logs().filter((l) => l.msg === 'attempt');
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]).toMatchObject({ campaignId, success: false, attempt: 1, status: 'exhausted', outcome: expect.any(String) });
+    expect(d.logs().at(-1)).toMatchObject({ msg: expect.stringContaining('dialer finished'), attempts: 2 });
+
+    expect(await json(['lead', 'explain', '--campaign', campaignId, '--external-id', 'a'])).toEqual({ due: false, reasons: ['attempts used up'], nextDueAt: null });
+    const later = await json(['lead', 'explain', '--campaign', campaignId, '--external-id', 'c']);
+    expect(later).toEqual({ due: false, reasons: ['scheduled later'], nextDueAt: '2099-01-01T00:00:00.000Z' });
+    const phone = (await leadRow(db, ids[1]!))!.phone_number!;
+    const text = await run(['lead', 'explain', '--campaign', campaignId, '--phone', phone]);
+    expect(text.stdout).toBe('not due: attempts used up\nit will not be called again unless the campaign is recycled\n');
+
+    expect(await json(['campaign', 'recycle', '--campaign', campaignId])).toEqual({ campaignId, recycled: 2 });
+    const now = await json(['lead', 'explain', '--campaign', campaignId, '--external-id', 'a']);
+    expect(now).toMatchObject({ due: true, reasons: [] });
+    expect(Date.parse(now.nextDueAt)).toBeLessThanOrEqual(Date.now());
+    expect((await leadRow(db, ids[0]!))!).toMatchObject({ status: 'attempting', attempts: 1 });
+  });
+
+  it('lead explain: exactly one identifier (exit 2); an unknown lead or campaign exits 1', async () => {
+    const both = await run(['lead', 'explain', '--campaign', 'cp_x', '--external-id', 'a', '--phone', '+14155550123']);
+    expect(both.code).toBe(2);
+    const none = await run(['lead', 'explain', '--campaign', 'cp_x']);
+    expect(none.code).toBe(2);
+    const { campaignId } = await json(['campaign', 'create', '--company', companyId, '--name', 'Explain']);
+    const lead = await run(['lead', 'explain', '--campaign', campaignId, '--external-id', 'nobody']);
+    expect(lead.code).toBe(1);
+    expect(lead.stderr).toContain('no lead with externalId nobody');
+    const missing = await run(['lead', 'explain', '--campaign', 'cp_missing', '--phone', '+14155550123']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('campaign cp_missing not found');
+    const dialer = await run(['dialer', '--once', '--campaign', 'cp_missing']);
+    expect(dialer.code).toBe(1);
+    expect((await run(['dialer', '--claim-timeout', 'soon'])).code).toBe(2);
+  });
+
+  it('SIGTERM: calls in flight finish within the grace period, then it exits 0', async () => {
+    const { campaignId } = await json([
+      'campaign', 'create', '--company', companyId, '--name', 'Drain', '--hours', 'mon-sun 00:00-24:00',
+      '--local-window', '00:00-24:00', '--concurrency', '2', '--simulate-success', '1',
+    ]);
+    const ids = await seedLeads(db, campaignId, [{}, {}, {}]);
+    const d = startDialer(['--campaign', campaignId, '--simulate-duration', '1s', '--grace', '10s'], env);
+    await d.waitFor((l) => l.msg === 'dialer started');
+    while ((await db.kysely.selectFrom('leads').select('id').where('campaign_id', '=', campaignId).where('claimed_by', 'is not', null).execute()).length < 2) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+    const rows = await Promise.all(ids.map((id) => leadRow(db, id)));
+    // the two calls in flight finished and were recorded; the third was never started
+    expect(rows.map((r) => r!.status).sort()).toEqual(['concluded', 'concluded', 'raw']);
+    expect(rows.every((r) => r!.claimed_by === null)).toBe(true);
+  });
+
+  it('SIGTERM after the grace period: unfinished calls are released, due again at once, and it exits 0', async () => {
+    const { campaignId } = await json([
+      'campaign', 'create', '--company', companyId, '--name', 'Release', '--hours', 'mon-sun 00:00-24:00', '--local-window', '00:00-24:00',
+    ]);
+    const [id] = await seedLeads(db, campaignId, [{}]);
+    const d = startDialer(['--campaign', campaignId, '--simulate-duration', '1h', '--grace', '0s'], env);
+    while (!(await leadRow(db, id!))!.claimed_by) await new Promise((r) => setTimeout(r, 20));
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+    expect(await leadRow(db, id!)).toMatchObject({ status: 'attempting', attempts: 0, claimed_by: null, next_attempt_at: null });
+    expect(await attemptRows(db, id!)).toEqual([]);
+    expect(d.logs().some((l) => l.msg === 'released at shutdown')).toBe(true);
+  });
+});

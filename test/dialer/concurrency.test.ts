@@ -1,0 +1,126 @@
+/**
+ * Real `leadline dialer` processes racing over one PostgreSQL campaign of
+ * 10,000 due leads. The webhook provider points at a local server that counts
+ * every call it receives, so a double dial would be seen where it happens.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateCampaign } from '../../src/campaigns/service.js';
+import type { Db } from '../../src/db/index.js';
+import { createTestStore, type TestStore } from '../helpers/db.js';
+import { serviceAvailable } from '../helpers/services.js';
+import { type DialerProcess, startDialer } from './dialer-process.js';
+import { type Stub, startStub } from './http-stub.js';
+import { makeCampaign, seedMany } from './support.js';
+
+const LEADS = 10_000;
+const WORKERS = 4;
+const ready = await serviceAvailable('postgres');
+
+describe.skipIf(!ready)(`${WORKERS} dialer processes over ${LEADS} leads on PostgreSQL`, () => {
+  let store: TestStore;
+  let db: Db;
+  let phone: Stub;
+  /** what the telephony stub answers: fail everything, or succeed */
+  let succeed = false;
+  const dials = new Map<string, number>();
+  const env = () => ({ DATABASE_URL: store.url, LOG_LEVEL: 'warn', PG_POOL_SIZE: '4' });
+
+  beforeAll(async () => {
+    store = await createTestStore('postgres');
+    db = await store.open();
+    phone = await startStub(null, (req) => {
+      dials.set(req.body.leadId, (dials.get(req.body.leadId) ?? 0) + 1);
+      return { body: { success: succeed, outcome: succeed ? 'answered' : 'no-answer' } };
+    });
+  });
+  afterAll(async () => {
+    await phone?.close();
+    await db?.close();
+    await store?.drop();
+  });
+
+  const campaign = async () => {
+    const id = await makeCampaign(db, { provider: 'webhook', provider_url: phone.url, concurrency: 16, retry_delay_ms: 3_600_000, max_attempts: 5 });
+    await seedMany(db, id, LEADS);
+    return id;
+  };
+  const counts = () => [...dials.values()].reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<number, number>());
+  const statuses = async (campaignId: string) =>
+    Object.fromEntries(
+      (
+        await db.kysely
+          .selectFrom('leads')
+          .select(['status', 'attempts', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('campaign_id', '=', campaignId)
+          .groupBy(['status', 'attempts'])
+          .execute()
+      ).map((r) => [`${r.status}/${r.attempts}`, Number(r.n)]),
+    );
+
+  it('every lead is called exactly once per round: no double dial, none missed', async () => {
+    const c = await campaign();
+    dials.clear();
+    succeed = false;
+    for (let round = 1; round <= 2; round++) {
+      // The workers start a few hundred ms apart, so a retry delay that ends within the
+      // round would let a late starter call early finishers again: rounds are an hour apart.
+      if (round > 1) await db.kysely.updateTable('leads').set({ next_attempt_at: null }).where('campaign_id', '=', c).execute();
+      const workers = Array.from({ length: WORKERS }, () => startDialer(['--once', '--campaign', c], env()));
+      expect(await Promise.all(workers.map((w) => w.exited))).toEqual(Array(WORKERS).fill(0));
+      expect(dials.size).toBe(LEADS);
+      expect(counts()).toEqual(new Map([[round, LEADS]]));
+      expect(await statuses(c)).toEqual({ [`attempting/${round}`]: LEADS });
+      // The work was shared: each worker recorded a share of the attempts.
+      const perWorker = await db.kysely
+        .selectFrom('attempts')
+        .select(['worker', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('campaign_id', '=', c)
+        .where('attempt', '=', round)
+        .groupBy('worker')
+        .execute();
+      expect(perWorker).toHaveLength(WORKERS);
+    }
+  }, 120_000);
+
+  it('a worker killed with SIGKILL mid-run: its leads come back after the claim timeout, nothing is lost', async () => {
+    const c = await campaign();
+    await updateCampaign(db, c, { max_attempts: 1 });
+    dials.clear();
+    succeed = true;
+    const timeoutMs = 2000;
+    const start = () => startDialer(['--campaign', c, '--claim-timeout', `${timeoutMs / 1000}s`, '--poll-interval', '1s'], { ...env(), LOG_LEVEL: 'info' });
+    const workers: DialerProcess[] = Array.from({ length: WORKERS }, start);
+    const [victim, ...survivors] = workers as [DialerProcess, ...DialerProcess[]];
+    const victimId = (await victim.waitFor((l) => l.msg === 'dialer started')).worker as string;
+    while (dials.size < LEADS / 4) await new Promise((r) => setTimeout(r, 5));
+    victim.child.kill('SIGKILL');
+    expect(await victim.exited).toBe('SIGKILL');
+    const killedAt = Date.now();
+    const held = await db.kysely
+      .selectFrom('leads')
+      .select(['id', 'next_attempt_at'])
+      .where('campaign_id', '=', c)
+      .where('claimed_by', '=', victimId)
+      .execute();
+    expect(held.length).toBeGreaterThan(0);
+    expect(held.length).toBeLessThanOrEqual(16);
+
+    const deadline = Date.now() + 60_000;
+    while ((await statuses(c))['concluded/1'] !== LEADS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await statuses(c)).toEqual({ 'concluded/1': LEADS });
+    // Its leads waited for the claim to lapse before anyone called them again.
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(timeoutMs - 200);
+    const retaken = await db.kysely.selectFrom('attempts').select(['lead_id', 'started_at']).where('lead_id', 'in', held.map((h) => h.id)).execute();
+    expect(retaken).toHaveLength(held.length);
+    const expiry = new Map(held.map((h) => [h.id, Date.parse(h.next_attempt_at!)]));
+    for (const a of retaken) expect(a.started_at).toBeGreaterThanOrEqual(expiry.get(a.lead_id)!);
+    // Everyone was dialled; only a lead the dead worker held can have been dialled twice.
+    expect(dials.size).toBe(LEADS);
+    const twice = [...dials].filter(([, n]) => n > 1).map(([id]) => id);
+    expect(twice.every((id) => expiry.has(id))).toBe(true);
+    expect(Math.max(...dials.values())).toBeLessThanOrEqual(2);
+
+    for (const w of survivors) w.child.kill('SIGTERM');
+    expect(await Promise.all(survivors.map((w) => w.exited))).toEqual([0, 0, 0]);
+  }, 120_000);
+});

@@ -1,0 +1,294 @@
+/**
+ * The claim / record / release / recycle statements on a real database, with
+ * an injected clock: claim order, exclusivity, the claim timeout, the retry
+ * delay, exhaustion, recycling, and a lead deleted mid-call.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/index.js';
+import { LifecycleError } from '../../src/dialer/lifecycle.js';
+import { type AttemptRecord, planAttempt, recordAttempt, recordAttempts } from '../../src/dialer/attempt-repository.js';
+import { AttemptRecorder } from '../../src/dialer/recorder.js';
+import { type ClaimedLead, claimDue, recycleLeads, releaseClaim, renewClaims } from '../../src/dialer/repository.js';
+import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { attemptRows, leadRow, makeCampaign, seedLeads } from './support.js';
+
+const T0 = Date.parse('2026-03-10T14:00:00.000Z');
+const MIN = 60_000;
+const LEASE = 5 * MIN;
+
+describe.each(await availableStores())('dialer repository on %s', (kind) => {
+  let store: TestStore;
+  let db: Db;
+  beforeAll(async () => {
+    store = await createTestStore(kind);
+    db = await store.open();
+  });
+  afterAll(async () => {
+    await db?.close();
+    await store?.drop();
+  });
+
+  const claim = (campaignId: string, o: { now?: number; limit?: number; worker?: string; maxAttempts?: number; dueBy?: number } = {}) =>
+    claimDue(db, {
+      campaignId,
+      maxAttempts: o.maxAttempts ?? 3,
+      workerId: o.worker ?? 'w1',
+      limit: o.limit ?? 100,
+      now: o.now ?? T0,
+      dueBy: o.dueBy,
+      leaseMs: LEASE,
+    });
+  const attempt = (over: Partial<AttemptRecord> = {}): AttemptRecord => ({
+    success: false,
+    outcome: 'no-answer',
+    phoneNumber: '+14155550000',
+    reason: null,
+    startedAt: T0,
+    finishedAt: T0 + 1000,
+    retryDelayMs: 30 * MIN,
+    ...over,
+  });
+
+  it('takes due leads by priority (high first), then scheduledFor (none first), then creation', async () => {
+    const c = await makeCampaign(db);
+    const at = (m: number) => new Date(T0 + m * MIN).toISOString();
+    const ids = await seedLeads(db, c, [
+      { priority: 0 }, // 0
+      { priority: 50, scheduledFor: at(-10) }, // 1
+      { priority: 50 }, // 2
+      { priority: 50, scheduledFor: at(-20) }, // 3
+      { priority: 100, scheduledFor: at(10) }, // 4: not due yet
+      { priority: 0, scheduledFor: at(-30) }, // 5
+      { priority: 50 }, // 6: created after 2
+      { priority: 7 }, // 7
+    ]);
+    const got = await claim(c, { limit: 3 });
+    expect(got.map((l) => ids.indexOf(l.id))).toEqual([2, 6, 3]);
+    const rest = await claim(c);
+    expect(rest.map((l) => ids.indexOf(l.id))).toEqual([1, 7, 0, 5]);
+    // The scheduled lead becomes due at its time and jumps the queue by priority.
+    await seedLeads(db, c, [{ priority: 1 }]);
+    const later = await claim(c, { now: T0 + 10 * MIN, limit: 1 });
+    expect(later.map((l) => l.id)).toEqual([ids[4]]);
+  });
+
+  it('a claim records who holds the lead and since when, and moves raw to attempting', async () => {
+    const c = await makeCampaign(db);
+    const [id] = await seedLeads(db, c, [{}]);
+    const [l] = await claim(c, { worker: 'worker-a' });
+    expect(l).toMatchObject({ id, previousStatus: 'raw', attempts: 0, maxAttempts: 3, claimedBy: 'worker-a', claimedAt: T0 });
+    expect(await leadRow(db, id!)).toMatchObject({
+      status: 'attempting',
+      claimed_by: 'worker-a',
+      claimed_at: T0,
+      next_attempt_at: new Date(T0 + LEASE).toISOString(),
+    });
+  });
+
+  it('a claimed lead is taken by no one else until the claim times out; then it is due again', async () => {
+    const c = await makeCampaign(db);
+    const ids = await seedLeads(db, c, [{}, {}, {}]);
+    expect((await claim(c, { worker: 'a', limit: 2 })).map((l) => l.id)).toEqual(ids.slice(0, 2));
+    expect((await claim(c, { worker: 'b' })).map((l) => l.id)).toEqual([ids[2]]);
+    expect(await claim(c, { worker: 'b', now: T0 + LEASE - 1 })).toEqual([]);
+    // Worker a died: at the timeout its leads come back, to anyone.
+    const back = await claim(c, { worker: 'c', now: T0 + LEASE });
+    expect(back.map((l) => l.id).sort()).toEqual([...ids].sort());
+    expect(back.find((l) => l.id === ids[0])).toMatchObject({ previousStatus: 'attempting', attempts: 0, claimedBy: 'c' });
+  });
+
+  it('a late report from a worker whose claim timed out and was taken over writes nothing', async () => {
+    const c = await makeCampaign(db);
+    const [id] = await seedLeads(db, c, [{}]);
+    const [first] = await claim(c, { worker: 'a' });
+    const [second] = await claim(c, { worker: 'b', now: T0 + LEASE });
+    expect(await recordAttempt(db, first!, attempt({ success: true }))).toEqual({ result: 'claim lost' });
+    expect(await leadRow(db, id!)).toMatchObject({ status: 'attempting', attempts: 0, claimed_by: 'b' });
+    expect(await recordAttempt(db, second!, attempt({ success: true, finishedAt: T0 + LEASE + 1 }))).toMatchObject({
+      result: 'recorded',
+      status: 'concluded',
+    });
+    expect(await attemptRows(db, id!)).toHaveLength(1);
+  });
+
+  it('renewing keeps a long call claimed past the timeout', async () => {
+    const c = await makeCampaign(db);
+    await seedLeads(db, c, [{}]);
+    const [l] = await claim(c, { worker: 'a' });
+    expect(await renewClaims(db, 'a', [l!.seq], T0 + 3 * LEASE)).toBe(1);
+    expect(await renewClaims(db, 'someone-else', [l!.seq], T0 + 9 * LEASE)).toBe(0);
+    expect(await claim(c, { worker: 'b', now: T0 + 2 * LEASE })).toEqual([]);
+    expect(await claim(c, { worker: 'b', now: T0 + 3 * LEASE })).toHaveLength(1);
+  });
+
+  it('a failed attempt waits the retry delay; the attempt is recorded with what was dialled', async () => {
+    const c = await makeCampaign(db);
+    const [id] = await seedLeads(db, c, [{}]);
+    const [l] = await claim(c);
+    const r = await recordAttempt(db, l!, attempt({ reason: 'no one picked up' }));
+    expect(r).toEqual({ result: 'recorded', status: 'attempting', attempt: 1 });
+    const retryAt = T0 + 1000 + 30 * MIN;
+    expect(await leadRow(db, id!)).toMatchObject({
+      status: 'attempting',
+      attempts: 1,
+      claimed_by: null,
+      claimed_at: null,
+      next_attempt_at: new Date(retryAt).toISOString(),
+    });
+    expect(await attemptRows(db, id!)).toEqual([
+      expect.objectContaining({
+        lead_id: id,
+        campaign_id: c,
+        attempt: 1,
+        started_at: T0,
+        finished_at: T0 + 1000,
+        success: 0,
+        outcome: 'no-answer',
+        phone_number: '+14155550000',
+        reason: 'no one picked up',
+        worker: 'w1',
+      }),
+    ]);
+    expect(await claim(c, { now: retryAt - 1 })).toEqual([]);
+    expect((await claim(c, { now: retryAt })).map((x) => x.id)).toEqual([id]);
+  });
+
+  it('the attempt that reaches the maximum exhausts the lead; recycle grants new attempts', async () => {
+    const c = await makeCampaign(db);
+    const [id] = await seedLeads(db, c, [{}]);
+    const fail = async (now: number) => {
+      const [l] = await claim(c, { now, maxAttempts: 2 });
+      expect(l?.id).toBe(id);
+      return recordAttempt(db, l!, attempt({ startedAt: now, finishedAt: now, retryDelayMs: 0 }));
+    };
+    expect(await fail(T0)).toMatchObject({ status: 'attempting', attempt: 1 });
+    expect(await fail(T0 + 1)).toMatchObject({ status: 'exhausted', attempt: 2 });
+    expect(await leadRow(db, id!)).toMatchObject({ status: 'exhausted', attempts: 2, next_attempt_at: null });
+    expect(await claim(c, { now: T0 + MIN, maxAttempts: 2 })).toEqual([]);
+
+    expect(await recycleLeads(db, c, 2, 2)).toBe(1);
+    expect(await leadRow(db, id!)).toMatchObject({ status: 'attempting', attempts: 2, extra_attempts: 2 });
+    expect(await fail(T0 + 2)).toMatchObject({ status: 'attempting', attempt: 3 });
+    expect(await fail(T0 + 3)).toMatchObject({ status: 'exhausted', attempt: 4 });
+    expect((await attemptRows(db, id!)).map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('recycle leaves raw, concluded and still-callable leads alone, and rescues leads stranded by a lower maximum', async () => {
+    const c = await makeCampaign(db);
+    const [won, open, stranded] = await seedLeads(db, c, [{}, {}, {}]);
+    /** claims everything due, keeps `id`, gives the others back untouched */
+    const take = async (id: string, now: number) => {
+      const got = await claim(c, { now, limit: 10 });
+      for (const l of got) if (l.id !== id) await releaseClaim(db, l);
+      return got.find((l) => l.id === id)!;
+    };
+    await recordAttempt(db, await take(won!, T0), attempt({ success: true }));
+    await recordAttempt(db, await take(open!, T0 + 1), attempt({ retryDelayMs: 0, finishedAt: T0 + 1 }));
+    await recordAttempt(db, await take(stranded!, T0 + 2), attempt({ retryDelayMs: 0, finishedAt: T0 + 2 }));
+    await recordAttempt(db, await take(stranded!, T0 + 3), attempt({ retryDelayMs: 0, finishedAt: T0 + 3 }));
+    // The operator lowers the campaign's maximum from 3 to 2: "stranded" (2 attempts) has none left.
+    const got = await claim(c, { now: T0 + 4, maxAttempts: 2 });
+    expect(got.map((l) => l.id)).toEqual([open]);
+    for (const l of got) await releaseClaim(db, l);
+    const [raw] = await seedLeads(db, c, [{}]);
+    const ids = [won!, open!, stranded!, raw!];
+    const before = await Promise.all(ids.map((id) => leadRow(db, id)));
+    expect(await recycleLeads(db, c, 2, 3)).toBe(1);
+    const after = await Promise.all(ids.map((id) => leadRow(db, id)));
+    expect(after[0]).toEqual(before[0]);
+    expect(after[1]).toEqual(before[1]);
+    expect(after[3]).toEqual(before[3]);
+    expect(after[3]!.status).toBe('raw');
+    expect(after[2]).toMatchObject({ status: 'attempting', attempts: 2, extra_attempts: 3 });
+    const [again] = await claim(c, { now: T0 + 5, maxAttempts: 2, limit: 3 }).then((ls) => ls.filter((l) => l.id === stranded));
+    expect(again).toMatchObject({ attempts: 2, maxAttempts: 5 });
+  });
+
+  it('a lead deleted during its call is not resurrected, and nothing fails', async () => {
+    const c = await makeCampaign(db);
+    const [id] = await seedLeads(db, c, [{}]);
+    const [l] = await claim(c);
+    await db.kysely.deleteFrom('leads').where('id', '=', id!).execute();
+    expect(await recordAttempt(db, l!, attempt())).toEqual({ result: 'gone' });
+    expect(await releaseClaim(db, l!)).toBe(false);
+    expect(await leadRow(db, id!)).toBeUndefined();
+    expect(await attemptRows(db, id!)).toEqual([]);
+  });
+
+  it('the call log outlives a deleted lead', async () => {
+    const c = await makeCampaign(db);
+    const [id] = await seedLeads(db, c, [{}]);
+    const [l] = await claim(c);
+    await recordAttempt(db, l!, attempt());
+    await db.kysely.deleteFrom('leads').where('id', '=', id!).execute();
+    expect(await leadRow(db, id!)).toBeUndefined();
+    expect(await attemptRows(db, id!)).toHaveLength(1);
+  });
+
+  it('records a batch in one go: each lead moves, or is reported gone or lost', async () => {
+    const c = await makeCampaign(db);
+    const ids = await seedLeads(db, c, [{}, {}, {}, {}]);
+    const claimed = await claim(c);
+    const by = (id: string) => claimed.find((l) => l.id === id)!;
+    await db.kysely.deleteFrom('leads').where('id', '=', ids[2]!).execute();
+    await releaseClaim(db, by(ids[3]!));
+    const plans = ids.map((id, i) => planAttempt(by(id), attempt({ success: i === 0, reason: `call ${i}` })));
+    expect(await recordAttempts(db, plans)).toEqual([
+      { result: 'recorded', status: 'concluded', attempt: 1 },
+      { result: 'recorded', status: 'attempting', attempt: 1 },
+      { result: 'gone' },
+      { result: 'claim lost' },
+    ]);
+    expect((await attemptRows(db, ids[1]!)).map((a) => a.reason)).toEqual(['call 1']);
+    expect(await attemptRows(db, ids[3]!)).toEqual([]);
+  });
+
+  it('the recorder writes calls that finish together in shared batches, and refuses a bad move alone', async () => {
+    const c = await makeCampaign(db);
+    const ids = await seedLeads(db, c, Array.from({ length: 20 }, () => ({})));
+    const claimed = await claim(c);
+    const recorder = new AttemptRecorder(db, 8);
+    const bad = expect(recorder.record({ ...claimed[0]!, previousStatus: 'concluded' }, attempt())).rejects.toThrow(LifecycleError);
+    const results = await Promise.all(claimed.map((l) => recorder.record(l, attempt({ success: true }))));
+    await bad;
+    expect(results.every((r) => r.result === 'recorded')).toBe(true);
+    for (const id of ids) expect((await leadRow(db, id))!.status).toBe('concluded');
+  });
+
+  it('a release gives the lead back at its old due time, or defers it', async () => {
+    const c = await makeCampaign(db);
+    const [a, b] = await seedLeads(db, c, [{}, {}]);
+    const [la, lb] = await claim(c);
+    expect(await releaseClaim(db, la!)).toBe(true);
+    const opens = new Date(T0 + 90 * MIN).toISOString();
+    expect(await releaseClaim(db, lb!, opens)).toBe(true);
+    expect(await leadRow(db, a!)).toMatchObject({ status: 'attempting', attempts: 0, claimed_by: null, next_attempt_at: null });
+    expect(await leadRow(db, b!)).toMatchObject({ claimed_by: null, next_attempt_at: opens });
+    expect((await claim(c)).map((l) => l.id)).toEqual([a]);
+    expect((await claim(c, { now: T0 + 90 * MIN - 1 })).map((l) => l.id)).not.toContain(b);
+    expect((await claim(c, { now: T0 + 90 * MIN })).map((l) => l.id)).toContain(b);
+  });
+
+  it('refuses a move the lifecycle does not allow, writing nothing', async () => {
+    const c = await makeCampaign(db);
+    const [id] = await seedLeads(db, c, [{}]);
+    const [l] = await claim(c);
+    await recordAttempt(db, l!, attempt({ success: true }));
+    const before = await leadRow(db, id!);
+    const concluded: ClaimedLead = { ...l!, previousStatus: 'concluded' };
+    await expect(recordAttempt(db, concluded, attempt())).rejects.toThrow(LifecycleError);
+    const exhausted: ClaimedLead = { ...l!, previousStatus: 'exhausted' };
+    await expect(recordAttempt(db, exhausted, attempt({ success: true }))).rejects.toThrow('cannot claim a lead that is exhausted');
+    expect(await leadRow(db, id!)).toEqual(before);
+    expect(await claim(c, { now: T0 + 10 * LEASE })).toEqual([]); // concluded is never claimed again
+  });
+
+  it('claims only from its own campaign, and the dueBy cut-off excludes leads that fell due after it', async () => {
+    const c1 = await makeCampaign(db);
+    const c2 = await makeCampaign(db);
+    await seedLeads(db, c1, [{}]);
+    const [late] = await seedLeads(db, c2, [{ scheduledFor: new Date(T0).toISOString() }, {}]);
+    expect(await claim(c2, { dueBy: T0 - 1 })).toHaveLength(1);
+    expect((await claim(c2, { dueBy: T0 })).map((l) => l.id)).toEqual([late]);
+  });
+});

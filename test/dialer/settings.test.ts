@@ -1,0 +1,83 @@
+/** Campaign settings: each option's parser, and the checks across settings. */
+import { describe, expect, it } from 'vitest';
+import { checkSettings, parseSetting, SettingsError } from '../../src/campaigns/settings.js';
+
+describe('parseSetting', () => {
+  it.each([
+    ['timezone', 'America/New_York', 'America/New_York'],
+    ['timezone', 'europe/paris', 'Europe/Paris'],
+    ['timezone', 'UTC', 'UTC'],
+    ['hours', 'mon-fri 09:00-17:00', 'mon-fri 09:00-17:00'],
+    ['hours', 'MON-SUN 00:00-24:00', 'mon-sun 00:00-24:00'],
+    ['hours', 'sat+sun 10:00-14:00', 'sat-sun 10:00-14:00'],
+    ['hours', 'fri 20:00-02:00', 'fri 20:00-02:00'],
+    ['localWindow', '08:00-21:00', '08:00-21:00'],
+    ['localWindow', ' 00:00-24:00 ', '00:00-24:00'],
+    ['localWindow', '21:00-02:00', '21:00-02:00'],
+    ['maxAttempts', '1', 1],
+    ['maxAttempts', '100', 100],
+    ['retryDelay', '0s', 0],
+    ['retryDelay', '90s', 90_000],
+    ['retryDelay', '30m', 1_800_000],
+    ['retryDelay', '2h', 7_200_000],
+    ['concurrency', '50', 50],
+    ['predialUrl', 'https://crm.example/predial?x=1', 'https://crm.example/predial?x=1'],
+    ['predialUrl', 'http://127.0.0.1:8080/p', 'http://127.0.0.1:8080/p'],
+    ['predialSecret', 's', 's'],
+    ['provider', 'simulate', 'simulate'],
+    ['provider', 'webhook', 'webhook'],
+    ['providerUrl', 'https://phone.example/call', 'https://phone.example/call'],
+    ['simulateSuccess', '0', 0],
+    ['simulateSuccess', '1', 1],
+    ['simulateSuccess', '0.25', 0.25],
+    ['simulateSuccess', '.5', 0.5],
+    ['simulateSuccess', '1.0', 1],
+  ] as const)('%s %j -> %j', (setting, raw, value) => {
+    expect(parseSetting[setting](raw)).toBe(value);
+  });
+
+  it.each([
+    ['timezone', 'Mars/Base', /--timezone: invalid timezone "Mars\/Base"/],
+    ['timezone', '+02:00', /--timezone/],
+    ['timezone', '', /--timezone/],
+    ['hours', 'mon-fri 9-17', /--hours: invalid hours/],
+    ['hours', 'weekdays 09:00-17:00', /--hours: .*unknown day "weekdays"/],
+    ['hours', 'mon-fri 09:00-09:00', /--hours: .*empty range/],
+    ['hours', '', /--hours/],
+    ['localWindow', '08:00-25:00', /--local-window: invalid local window/],
+    ['localWindow', '8-21', /--local-window/],
+    ['localWindow', 'mon 08:00-21:00', /--local-window/],
+    ['maxAttempts', '0', /--max-attempts must be a whole number from 1 to 100/],
+    ['maxAttempts', '101', /--max-attempts/],
+    ['maxAttempts', '2.5', /--max-attempts/],
+    ['maxAttempts', 'three', /--max-attempts/],
+    ['retryDelay', '30 minutes', /--retry-delay: invalid duration/],
+    ['retryDelay', '1h90m', /--retry-delay/],
+    ['retryDelay', '-5m', /--retry-delay/],
+    ['retryDelay', '500ms', /--retry-delay/],
+    ['concurrency', '0', /--concurrency/],
+    ['concurrency', '-1', /--concurrency/],
+    ['concurrency', '1001', /--concurrency/],
+    ['predialUrl', 'crm.example/predial', /--predial-url must be an http:\/\/ or https:\/\/ URL/],
+    ['predialUrl', 'file:///etc/passwd', /--predial-url/],
+    ['predialSecret', '', /--predial-secret must not be empty/],
+    ['provider', 'twilio', /--provider must be one of simulate, webhook/],
+    ['providerUrl', 'ftp://phone.example', /--provider-url/],
+    ['simulateSuccess', '1.5', /--simulate-success must be a probability from 0 to 1/],
+    ['simulateSuccess', '-0.1', /--simulate-success/],
+    ['simulateSuccess', 'half', /--simulate-success/],
+    ['simulateSuccess', '', /--simulate-success/],
+    ['simulateSuccess', '1e-1', /--simulate-success/],
+  ] as const)('%s %j is refused', (setting, raw, message) => {
+    expect(() => parseSetting[setting](raw)).toThrow(SettingsError);
+    expect(() => parseSetting[setting](raw)).toThrow(message);
+  });
+});
+
+describe('checkSettings', () => {
+  it('the webhook provider needs its URL', () => {
+    expect(() => checkSettings({ provider: 'webhook', provider_url: null })).toThrow('--provider webhook needs --provider-url');
+    expect(() => checkSettings({ provider: 'webhook', provider_url: 'https://x.example' })).not.toThrow();
+    expect(() => checkSettings({ provider: 'simulate', provider_url: null })).not.toThrow();
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * The importer's behaviour under a server that pushes back, in process: the
+ * real app (through app.inject), its real rate limiter on the fixture's clock,
+ * and a sleep that advances that clock instead of waiting.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createLeadlineClient } from '../../src/client/index.js';
+import { importCsv } from '../../src/integrations/importer.js';
+import { ServerUnavailableError } from '../../src/integrations/retry.js';
+import { type Fixture, makeFixture } from '../helpers/fixture.js';
+import { injectFetch } from './support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'leadline-importer-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let f: Fixture | undefined;
+afterEach(async () => {
+  await f?.close();
+  f = undefined;
+});
+
+function csv(name: string, rows: number, extra: (i: number) => string = () => ''): string {
+  const path = join(dir, name);
+  const lines = ['phoneNumber,note'];
+  for (let i = 1; i <= rows; i++) lines.push(`+1415${String(i).padStart(7, '0')},${extra(i)}`);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+describe('importCsv', () => {
+  it('waits out each 429 exactly as long as Retry-After says, then carries on', async () => {
+    f = await makeFixture('sqlite', { rateLimit: { bulkPerMinute: 2 } });
+    const fixture = f;
+    const client = createLeadlineClient({ baseUrl: 'http://leadline.test', apiKey: f.keys.writeA, fetch: injectFetch(f.app) });
+    const waits: number[] = [];
+    const retryAfters: number[] = [];
+    const summary = await importCsv({
+      file: csv('limited.csv', 50),
+      campaignId: f.ids.campaignA,
+      client,
+      rejectsPath: join(dir, 'limited.rejects.csv'),
+      chunkSize: 10,
+      retry: {
+        sleep: async (ms) => {
+          waits.push(ms);
+          fixture.clock.advance(ms);
+        },
+        onWait: (reason) => retryAfters.push(Number(/waiting (\d+) s/.exec(reason)?.[1])),
+      },
+    });
+    expect(summary).toMatchObject({ rows: 50, created: 50, rejected: 0 });
+    // 5 chunks at 2 per minute: two waits of about a minute each
+    expect(waits.length).toBe(2);
+    for (const ms of waits) expect(ms).toBeGreaterThan(50_000);
+    expect(retryAfters.every((s) => s >= 50 && s <= 61)).toBe(true);
+  });
+
+  it('halves a chunk the server finds too large, and rejects a row too large on its own', async () => {
+    f = await makeFixture('sqlite', { env: { BODY_LIMIT_BYTES: '4096' } });
+    const client = createLeadlineClient({ baseUrl: 'http://leadline.test', apiKey: f.keys.writeA, fetch: injectFetch(f.app) });
+    const summary = await importCsv({
+      file: csv('large.csv', 40, (i) => (i === 7 ? 'x'.repeat(5000) : 'y'.repeat(200))),
+      campaignId: f.ids.campaignA,
+      client,
+      rejectsPath: join(dir, 'large.rejects.csv'),
+    });
+    expect(summary).toMatchObject({ rows: 40, created: 39, rejected: 1 });
+    expect(summary.rejections).toEqual([{ line: 8, reason: 'Request body is larger than 4096 bytes' }]);
+  });
+
+  it('retries a server that is briefly unavailable, and gives up (state kept) when it stays down', async () => {
+    f = await makeFixture('sqlite');
+    const inject = injectFetch(f.app);
+    let failures = 2;
+    const flaky = async (request: Request) => (failures-- > 0 ? new Response('{}', { status: 503 }) : inject(request));
+    const sleep = async () => undefined;
+    const base = { campaignId: f.ids.campaignA, rejectsPath: join(dir, 'flaky.rejects.csv'), retry: { sleep } };
+    const ok = await importCsv({ ...base, file: csv('flaky.csv', 5), client: createLeadlineClient({ baseUrl: 'http://x', apiKey: f.keys.writeA, fetch: flaky }) });
+    expect(ok.created).toBe(5);
+
+    // the first chunk is acknowledged, then the server goes away for good
+    let calls = 0;
+    const goesDown = async (request: Request) => {
+      if (calls++ === 0) return inject(request);
+      throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+    };
+    const file = csv('down.csv', 2500);
+    const down = { ...base, campaignId: f.ids.campaignA2, file, chunkSize: 1000, rejectsPath: join(dir, 'down.rejects.csv') };
+    const client = (fetch: (r: Request) => Promise<Response>) => createLeadlineClient({ baseUrl: 'http://x', apiKey: f!.keys.writeA, fetch });
+    await expect(importCsv({ ...down, client: client(goesDown) })).rejects.toThrow(
+      new ServerUnavailableError('the server did not answer after 6 attempts (ECONNREFUSED)'),
+    );
+    expect(JSON.parse(readFileSync(join(dir, 'down.rejects.state.json'), 'utf8'))).toMatchObject({ rows: 1000, line: 1001, created: 1000 });
+    const resumed = await importCsv({ ...down, client: client(inject) });
+    expect(resumed).toMatchObject({ rows: 2500, created: 2500, skipped: 0, resumedAfterLine: 1001 });
+  });
+});

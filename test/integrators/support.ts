@@ -1,0 +1,81 @@
+/**
+ * Helpers for the integrator suites: the routes Fastify really registered, a
+ * validator of real responses against the served OpenAPI document, and a
+ * fetch that sends the typed client's requests into an in-process app.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import { isZonedDateTime } from '../../src/leads/formats.js';
+import type { Reply } from '../helpers/fixture.js';
+
+export type OpenApiDocument = Record<string, any>;
+
+/** every METHOD path Fastify routes, read from its own route tree (HEAD left out) */
+export function registeredRoutes(app: FastifyInstance): { method: string; url: string }[] {
+  const routes: { method: string; url: string }[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(.*?)(?: \(([^)]*)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = m[1]!.length / 4;
+    stack.length = depth;
+    stack.push(m[2]!);
+    for (const method of m[3]?.split(', ') ?? []) if (method !== 'HEAD') routes.push({ method, url: stack.join('') });
+  }
+  return routes;
+}
+
+const pointer = (...tokens: string[]) => tokens.map((t) => t.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+/**
+ * Checks a real response against the document: its status is documented for
+ * the operation, its body validates against that status's schema, and every
+ * documented header is there.
+ */
+export function responseChecker(doc: OpenApiDocument) {
+  // The document as one JSON Schema resource, so its #/components refs resolve.
+  // ajv is a dependency of Fastify; here it only checks test output.
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+  ajv.addFormat('date-time', isZonedDateTime);
+  ajv.addFormat('zoned-date-time', isZonedDateTime);
+  ajv.addSchema(doc, 'openapi');
+  const seen = new Set<string>();
+
+  function check(method: string, path: string, res: Reply): void {
+    const where = `${method} ${path} → ${res.status}`;
+    const operation = doc.paths[path]?.[method.toLowerCase()];
+    expect(operation, `${method} ${path} is not in the document`).toBeDefined();
+    const documented = operation.responses[String(res.status)];
+    expect(documented, `${where} is not documented (body ${JSON.stringify(res.body)})`).toBeDefined();
+    const validate = ajv.getSchema(
+      `openapi#/${pointer('paths', path, method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema')}`,
+    )!;
+    expect(validate(res.body), `${where}: ${JSON.stringify(validate.errors)} in ${JSON.stringify(res.body).slice(0, 300)}`).toBe(true);
+    for (const [name, ref] of Object.entries<any>(documented.headers ?? {})) {
+      const header = ref.$ref ? doc.components.headers[ref.$ref.split('/').pop()] : ref;
+      const value = res.headers[name.toLowerCase()];
+      expect(value, `${where}: header ${name} missing`).toBeDefined();
+      if (header.schema.type === 'integer') expect(String(value), `${where}: header ${name}`).toMatch(/^\d+$/);
+    }
+    seen.add(`${method} ${path} ${res.status}`);
+  }
+  return { check, seen };
+}
+
+/** a fetch for openapi-fetch that answers from app.inject: the typed client without a port */
+export function injectFetch(app: FastifyInstance) {
+  return async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const body = request.body ? await request.text() : undefined;
+    const res = await app.inject({
+      method: request.method as 'GET',
+      url: url.pathname + url.search,
+      headers: Object.fromEntries(request.headers),
+      ...(body === undefined ? {} : { payload: body }),
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, String(value));
+    return new Response(res.statusCode === 204 ? null : res.body, { status: res.statusCode, headers });
+  };
+}
