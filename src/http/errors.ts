@@ -23,6 +23,9 @@ const STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
+/** the HTTP status of a domain error code, for every surface (API envelope and dashboard pages) */
+export const statusOf = (code: ErrorCode): number => STATUS[code];
+
 /** driver errors that mean "the database is not there right now", not a bug */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',

@@ -8,7 +8,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/index.js';
 import { AppError } from '../errors.js';
-import { isUnavailable } from '../http/errors.js';
+import { isUnavailable, statusOf } from '../http/errors.js';
 import type { RateLimiter } from '../ratelimit/types.js';
 import { ASSETS } from './assets/index.js';
 import { Dashboard } from './dashboard.js';
@@ -33,16 +33,6 @@ const FORM_LIMIT = 64 * 1024;
 /** what the pages need; applied only when no other layer (helmet) set a policy */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-const STATUS: Partial<Record<AppError['code'], number>> = {
-  validation: 400,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  unavailable: 503,
-};
 
 function viewerOf(request: FastifyRequest): Viewer | null {
   const s = request.webSession;
@@ -50,7 +40,7 @@ function viewerOf(request: FastifyRequest): Viewer | null {
 }
 
 function onError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  let status = err instanceof AppError ? (STATUS[err.code] ?? 500) : (err.statusCode ?? 500);
+  let status = err instanceof AppError ? statusOf(err.code) : (err.statusCode ?? 500);
   if (isUnavailable(err)) status = 503;
   if (status >= 500 && status !== 503) request.log.error({ err }, 'dashboard error');
   const message =
