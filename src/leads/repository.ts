@@ -55,20 +55,24 @@ function matching(
     where l.campaign_id = ${campaignId} and l.phone_number = j.value`;
 }
 
+export interface ExistingRow extends IdentifierRow {
+  id: string;
+}
+
 export async function findExisting(
   ex: Executor,
   dialect: Dialect,
   campaignId: string,
   externalIds: readonly string[],
   phoneNumbers: readonly string[],
-): Promise<IdentifierRow[]> {
+): Promise<ExistingRow[]> {
   if (externalIds.length === 0 && phoneNumbers.length === 0) return [];
-  const { rows } = await sql<IdentifierRow>`${matching(
+  const { rows } = await sql<ExistingRow>`${matching(
     dialect,
     campaignId,
     externalIds,
     phoneNumbers,
-    sql`l.external_id, l.phone_number`,
+    sql`l.id, l.external_id, l.phone_number`,
   )}`.execute(ex);
   return rows;
 }

@@ -73,45 +73,108 @@ export class LeadService {
     requirePredialFor(campaign, leads);
     const ids = newIds('ld_', leads.length);
     const rows = leads.map((lead, i) => toRow(ids[i]!, lead));
+    // Two ways to the same answer, chosen by one index probe: does the first lead
+    // exist already? New leads are inserted straight away and only the ones the
+    // unique indexes skipped are looked up; a retry, whose leads exist, is looked
+    // up first and needs no write transaction when nothing in it is new. Looking
+    // up 1000 identifiers costs about as much whether they exist or not
+    // (PostgreSQL: 2.6 ms with fresh statistics, 15-22 ms for a campaign the
+    // statistics do not know yet), so new leads no longer pay for it. bench/,
+    // PostgreSQL, 1000 leads: new 71.7 -> 50-59 ms (1.43x -> 1.0-1.3x the floor);
+    // a retry of 1000 existing leads 15.6 -> 12.9 ms without the BEGIN, advisory
+    // lock and COMMIT round trips.
+    const first = rows[0]!;
+    const retry = await repo.exists(
+      this.db.kysely,
+      campaign.id,
+      first.externalId !== null ? { externalId: first.externalId } : { phoneNumber: first.phoneNumber! },
+    );
+    const plan = retry ? await this.lookupThenInsert(campaign.id, rows) : await this.insertThenLookup(campaign.id, rows);
+    const result: BulkCreateResult = { created: 0, skipped: 0, createdIds: [], skippedIdentifiers: [] };
+    for (const x of plan) {
+      if (x.skippedAs === null) result.createdIds.push(x.row.id);
+      else result.skippedIdentifiers.push(x.skippedAs);
+    }
+    result.created = result.createdIds.length;
+    result.skipped = result.skippedIdentifiers.length;
+    return result;
+  }
+
+  /**
+   * Inserts every row in request order; the unique indexes skip a row that
+   * repeats a lead of the campaign or an earlier row, as the rules say. The
+   * skipped rows are then looked up to name what each collided with:
+   * externalId first, counting only leads that were there before and rows
+   * earlier in the request.
+   */
+  private insertThenLookup(campaignId: string, rows: repo.NewLeadRow[]): Promise<Plan> {
     const db = this.db;
     return db.writeTx(async (tx) => {
-      const existing = await repo.findExisting(
-        tx,
-        db.dialect,
-        campaign.id,
-        rows.flatMap((r) => (r.externalId === null ? [] : [r.externalId])),
-        rows.flatMap((r) => (r.phoneNumber === null ? [] : [r.phoneNumber])),
-      );
-      const taken = identifierSets(existing);
-      // Decide in request order, so a later entry repeating an earlier one is the duplicate.
-      const plan = rows.map((row) => {
-        const hit = duplicateOf(row, taken);
-        if (hit === null) {
-          if (row.externalId !== null) taken.externalIds.add(row.externalId);
-          if (row.phoneNumber !== null) taken.phoneNumbers.add(row.phoneNumber);
-        }
-        return { row, skippedAs: hit };
+      const inserted = await repo.insertMany(tx, db.dialect, campaignId, rows, this.now());
+      const plan: Plan = rows.map((row) => ({ row, skippedAs: null }));
+      const skipped = rows.filter((r) => !inserted.has(r.id));
+      if (skipped.length === 0) return plan;
+      const found = await repo.findExisting(tx, db.dialect, campaignId, externalIdsOf(skipped), phoneNumbersOf(skipped));
+      // who holds each identifier: -1 for a lead from before, else the index of the row that inserted it
+      const index = new Map(rows.map((r, i) => [r.id, i]));
+      const byExternalId = new Map<string, number>();
+      const byPhoneNumber = new Map<string, number>();
+      for (const f of found) {
+        const at = index.get(f.id) ?? -1;
+        if (f.external_id !== null) byExternalId.set(f.external_id, at);
+        if (f.phone_number !== null) byPhoneNumber.set(f.phone_number, at);
+      }
+      plan.forEach((x, i) => {
+        if (inserted.has(x.row.id)) return;
+        const { externalId, phoneNumber } = x.row;
+        if (externalId !== null && (byExternalId.get(externalId) ?? i) < i) x.skippedAs = externalId;
+        else if (phoneNumber !== null && (byPhoneNumber.get(phoneNumber) ?? i) < i) x.skippedAs = phoneNumber;
+        // what it collided with was deleted meanwhile by another request
+        else x.skippedAs = externalId ?? phoneNumber;
       });
-      const toInsert = plan.filter((x) => x.skippedAs === null).map((x) => x.row);
-      const inserted = await repo.insertMany(tx, db.dialect, campaign.id, toInsert, this.now());
+      return plan;
+    }, { lock: `leads:${campaignId}` });
+  }
+
+  /** Looks the rows up, decides in request order, and writes only if something is new. */
+  private async lookupThenInsert(campaignId: string, rows: repo.NewLeadRow[]): Promise<Plan> {
+    const db = this.db;
+    const byExternalId = await repo.findExisting(db.kysely, db.dialect, campaignId, externalIdsOf(rows), []);
+    // externalId is checked first, so only rows whose externalId is free need
+    // their phone number looked up: a retry of leads with externalIds costs
+    // one lookup of 1000 identifiers instead of two.
+    const taken = identifierSets(byExternalId);
+    const rest = rows.filter((r) => r.externalId === null || !taken.externalIds.has(r.externalId));
+    if (rest.length > 0) {
+      for (const r of await repo.findExisting(db.kysely, db.dialect, campaignId, [], phoneNumbersOf(rest))) {
+        if (r.external_id !== null) taken.externalIds.add(r.external_id);
+        if (r.phone_number !== null) taken.phoneNumbers.add(r.phone_number);
+      }
+    }
+    // Decide in request order, so a later entry repeating an earlier one is the duplicate.
+    const plan: Plan = rows.map((row) => {
+      const hit = duplicateOf(row, taken);
+      if (hit === null) {
+        if (row.externalId !== null) taken.externalIds.add(row.externalId);
+        if (row.phoneNumber !== null) taken.phoneNumbers.add(row.phoneNumber);
+      }
+      return { row, skippedAs: hit };
+    });
+    const toInsert = plan.filter((x) => x.skippedAs === null).map((x) => x.row);
+    if (toInsert.length === 0) return plan;
+    await db.writeTx(async (tx) => {
+      const inserted = await repo.insertMany(tx, db.dialect, campaignId, toInsert, this.now());
       if (inserted.size < toInsert.length) {
-        // Only on PostgreSQL: a concurrent request inserted some of them after our
-        // lookup; the unique indexes refused ours. Report what they collided with.
+        // Another request inserted some of them after our lookup; the unique
+        // indexes refused ours. Report what they collided with.
         const lost = toInsert.filter((r) => !inserted.has(r.id));
-        const now = identifierSets(
-          await repo.findExisting(tx, db.dialect, campaign.id, lost.flatMap((r) => r.externalId ?? []), lost.flatMap((r) => r.phoneNumber ?? [])),
-        );
-        for (const x of plan) if (x.skippedAs === null && !inserted.has(x.row.id)) x.skippedAs = duplicateOf(x.row, now) ?? x.row.externalId ?? x.row.phoneNumber;
+        const now = identifierSets(await repo.findExisting(tx, db.dialect, campaignId, externalIdsOf(lost), phoneNumbersOf(lost)));
+        for (const x of plan) {
+          if (x.skippedAs === null && !inserted.has(x.row.id)) x.skippedAs = duplicateOf(x.row, now) ?? x.row.externalId ?? x.row.phoneNumber;
+        }
       }
-      const result: BulkCreateResult = { created: 0, skipped: 0, createdIds: [], skippedIdentifiers: [] };
-      for (const x of plan) {
-        if (x.skippedAs === null) result.createdIds.push(x.row.id);
-        else result.skippedIdentifiers.push(x.skippedAs);
-      }
-      result.created = result.createdIds.length;
-      result.skipped = result.skippedIdentifiers.length;
-      return result;
-    }, { lock: `leads:${campaign.id}` });
+    }, { lock: `leads:${campaignId}` });
+    return plan;
   }
 
   async list(
@@ -213,6 +276,12 @@ function toRow(id: string, lead: LeadInput): repo.NewLeadRow {
     priority: lead.priority ?? 0,
   };
 }
+
+/** each row of a bulk create, and the identifier it was skipped as (null: created) */
+type Plan = { row: repo.NewLeadRow; skippedAs: string | null }[];
+
+const externalIdsOf = (rows: readonly repo.NewLeadRow[]) => rows.flatMap((r) => (r.externalId === null ? [] : [r.externalId]));
+const phoneNumbersOf = (rows: readonly repo.NewLeadRow[]) => rows.flatMap((r) => (r.phoneNumber === null ? [] : [r.phoneNumber]));
 
 function identifierSets(rows: readonly repo.IdentifierRow[]) {
   const externalIds = new Set<string>();

@@ -70,6 +70,40 @@ describe.each(await availableStores())('bulk create on %s', (kind) => {
       expect(all.find((l) => l.phoneNumber === p3)).toMatchObject({ externalId: e2 });
     });
 
+    it('the same rules when the first entry is new (the insert-first path)', async () => {
+      const c = f.ids.campaignA;
+      const [p1, p2, p3, p4, p5, p6] = [phone(), phone(), phone(), phone(), phone(), phone()];
+      const [e1, e2, e3, e4] = [ext(), ext(), ext(), ext()];
+      ok(await f.request('POST', prefix, { body: { campaignId: c, phoneNumber: p1, externalId: e1 } }), 201);
+      const before = await countLeads(f, c);
+      const res = await bulk({
+        campaignId: c,
+        leads: [
+          { phoneNumber: p6, externalId: e4 }, // new: the first entry decides the path
+          { phoneNumber: p1 }, // existing phone
+          { phoneNumber: p2, externalId: e1 }, // existing externalId, new phone
+          { phoneNumber: p1, externalId: e1 }, // both: externalId reported
+          { phoneNumber: p3, externalId: e2 }, // new
+          { phoneNumber: p4, externalId: e2 }, // repeats entry 4's externalId
+          { phoneNumber: p3, externalId: e3 }, // repeats entry 4's phone
+          { phoneNumber: p5 }, // new
+          { phoneNumber: p5 }, // repeats entry 7
+          { phoneNumber: p6 }, // repeats entry 0's phone
+        ],
+      });
+      const data = ok(res);
+      expect(data.created).toBe(3);
+      expect(data.skippedIdentifiers).toEqual([p1, e1, e1, e2, p3, p5, p6]);
+      expect(data.skipped).toBe(7);
+      expect(await countLeads(f, c)).toBe(before + 3);
+      const all = await listAll(f, c);
+      expect(all.filter((l) => [p2, p4].includes(l.phoneNumber) || l.externalId === e3)).toEqual([]);
+      expect(all.find((l) => l.phoneNumber === p3)).toMatchObject({ externalId: e2 });
+      const added = all.slice(-3);
+      expect(added.map((l) => l._id)).toEqual(data.createdIds);
+      expect(added.map((l) => l.phoneNumber)).toEqual([p6, p3, p5]);
+    });
+
     it('repeating the same request creates nothing new', async () => {
       const c = f.ids.campaignA;
       const leads = [{ phoneNumber: phone(), externalId: ext() }, { phoneNumber: phone() }, { phoneNumber: phone(), externalId: ext() }];

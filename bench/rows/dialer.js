@@ -12,10 +12,10 @@ import { openSync } from 'node:fs';
 import { sql } from 'kysely';
 import { createDb } from '../../dist/db/index.js';
 import { parseDatabaseUrl } from '../../dist/config.js';
-import { LEADLINE_BIN, cpuMs, peakRssMb } from './procs.js';
+import { LEADLINE_BIN, cpuMs, peakRssMb } from '../lib/procs.js';
 
 /** null when the dialer is not there (yet) */
-export async function dialerApi() {
+async function dialerApi() {
   try {
     const claims = await import('../../dist/dialer/claim-repository.js');
     const { updateCampaign } = await import('../../dist/campaigns/service.js');
@@ -25,7 +25,7 @@ export async function dialerApi() {
   }
 }
 
-export async function benchDialer({ api, url, campaignId, workers, concurrency, warmSeconds, seconds, logFile, log }) {
+async function benchDialer({ api, url, campaignId, workers, concurrency, warmSeconds, seconds, logFile, log }) {
   const db = createDb(parseDatabaseUrl(url), { pgPoolSize: 2 });
   const children = [];
   try {
@@ -80,4 +80,47 @@ export async function benchDialer({ api, url, campaignId, workers, concurrency, 
 }
 
 /** an index, and no sequential scan anywhere in the plan */
-export const planUsesIndexOnly = (plan) => /Index/.test(plan) && !/Seq Scan/.test(plan);
+const planUsesIndexOnly = (plan) => /Index/.test(plan) && !/Seq Scan/.test(plan);
+
+/** Row 7 in the table, or "pending the dialer" when there is none yet */
+export async function dialerRow(ctx, concurrency) {
+  const { S, store, campaigns, base, rows, plans, log } = ctx;
+  const api = await dialerApi();
+  if (!api) {
+    rows.push(pendingDialer());
+    return;
+  }
+  const r = await benchDialer({
+    api,
+    url: store.url,
+    campaignId: campaigns.million,
+    workers: 4,
+    concurrency,
+    warmSeconds: S.dialerWarmSeconds,
+    seconds: S.dialerSeconds,
+    logFile: ctx.logFile('dialer'),
+    log,
+  });
+  const indexOnly = planUsesIndexOnly(r.plan);
+  rows.push({
+    ...base(7, `dialer: leads claimed + completed, 4 workers, ${S.big.toLocaleString('en-US')}-lead campaign`),
+    leadline: `${Math.round(r.rate).toLocaleString('en-US')} leads/s`,
+    target: TARGET,
+    met: r.rate >= 2000 && indexOnly,
+    note:
+      `${r.attempts.toLocaleString('en-US')} attempts in ${S.dialerSeconds} s; simulate provider, 0 s calls, concurrency ` +
+      `${concurrency} per worker; worker CPU ${r.cpuUsPerLead.toFixed(0)} µs per lead, peak RSS ${r.rss.toFixed(0)} MB per worker; ` +
+      `claim plan ${indexOnly ? 'uses an index, no sequential scan' : 'HAS A SEQUENTIAL SCAN OR NO INDEX'} (below)`,
+  });
+  plans.push({ title: 'PostgreSQL: the dialer claim statement (EXPLAIN)', plan: r.plan });
+}
+
+const TARGET = '≥ 2000 leads/s, index plan, no seq scan';
+export const pendingDialer = (why = 'pending the dialer') => ({
+  n: 7,
+  name: 'dialer: leads claimed + completed, 4 workers',
+  store: 'PostgreSQL',
+  leadline: why,
+  target: TARGET,
+  met: null,
+});

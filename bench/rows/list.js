@@ -1,0 +1,84 @@
+/** Row 3: a list page of 8000 leads. Row 4: the last page against the first of a million-lead campaign. */
+import { bulkBody } from '../lib/data.js';
+import { capture, explain } from '../lib/explain.js';
+import { expectStatus, interleaved, median, percentile, sequential } from '../lib/load.js';
+import { startFloor } from '../lib/procs.js';
+import { fmtMs, fmtRatio, latencyRow } from '../lib/stats.js';
+import { check, fetchText } from './checks.js';
+
+/** `have`: leads the leadline campaign holds already */
+export async function listRow(ctx, have) {
+  const { S, H, leadline, floor, store, campaigns, base, rows, floors, log, servers } = ctx;
+  log(`${ctx.kind}: 3 list ${S.list}`);
+  for (; have < S.list; have += 1000) {
+    await fetchText(`${leadline.url}/api/v1/leads/bulk`, {
+      method: 'POST',
+      headers: { ...H, 'content-type': 'application/json' },
+      body: bulkBody(campaigns.leadline, 1000),
+    });
+  }
+  // the floor in its other form: rows fetched, JSON concatenated in JS
+  const floorRows = await startFloor(store.url, ctx.logFile('floor-rows'), { FLOOR_LIST: 'rows' });
+  servers.push(floorRows);
+  const path = `/api/v1/leads?campaignId=${campaigns.leadline}&limit=${S.list}`;
+  const bodies = await Promise.all([leadline, floor, floorRows].map((s) => fetchText(s.url + path, { headers: H })));
+  const count = JSON.parse(bodies[0].text).data.count;
+  check('list', count === S.list, `leadline returned ${count} leads`);
+  check('list', bodies[1].text === bodies[0].text, 'the floor (database-built JSON) returns other bytes than leadline');
+  check('list', bodies[2].text === bodies[0].text, 'the floor (rows + JS) returns other bytes than leadline');
+  const get = () => ({ path, headers: H });
+  for (const s of [leadline, floor, floorRows]) await sequential(s.url, get, 5);
+  const samples = new Map([[leadline, []], [floor, []], [floorRows, []]]);
+  for (let round = 0; round < S.rounds; round++) {
+    const order = round % 2 ? [floorRows, floor, leadline] : [leadline, floor, floorRows];
+    for (const s of order) samples.get(s).push(...(await sequential(s.url, get, S.perRound)).ms);
+  }
+  const [l, d, r] = [leadline, floor, floorRows].map((s) => samples.get(s));
+  const dbFaster = median(d) <= median(r);
+  floors.list = dbFaster ? d : r;
+  const row = latencyRow(base(3, `list page of ${S.list}`), l, floors.list, 1.3);
+  row.note =
+    `floor: ${dbFaster ? 'database-built JSON' : 'rows + JS concatenation'} (the faster; database-built ` +
+    `${median(d).toFixed(1)} ms, rows + JS ${median(r).toFixed(1)} ms); same bytes as leadline`;
+  rows.push(row);
+  await floorRows.stop();
+  servers.splice(servers.indexOf(floorRows), 1);
+}
+
+export async function pagesRow(ctx, lastCursor) {
+  const { S, H, leadline, floor, store, campaigns, base, rows, plans, log, kind } = ctx;
+  log(`${kind}: 4 first vs last page of ${S.big.toLocaleString('en-US')}`);
+  const first = `/api/v1/leads?campaignId=${campaigns.million}&limit=${S.page}`;
+  const last = `${first}&cursor=${lastCursor}`;
+  const lastBody = JSON.parse((await fetchText(leadline.url + last, { headers: H })).text).data;
+  check('last page', lastBody.count === S.page && lastBody.hasMore === false, `got ${lastBody.count} leads, hasMore ${lastBody.hasMore}`);
+  // first and last alternate request by request on one connection
+  const alt = (i) => ({ path: i % 2 ? last : first, headers: H });
+  const split = (runs) => ({
+    first: runs.flatMap((s) => s.ms.filter((_, i) => i % 2 === 0)),
+    last: runs.flatMap((s) => s.ms.filter((_, i) => i % 2 === 1)),
+  });
+  await sequential(leadline.url, alt, 10);
+  await sequential(floor.url, alt, 10);
+  const perRound = Math.max(2, Math.round(S.pageSamples / S.rounds) * 2);
+  const [a, b] = await interleaved(S.rounds, () => sequential(leadline.url, alt, perRound), () => sequential(floor.url, alt, perRound));
+  a.concat(b).forEach((s) => expectStatus('pages', s.statuses, 200));
+  const l = split(a);
+  const f = split(b);
+  const ratio = median(l.last) / median(l.first);
+  rows.push({
+    ...base(4, `last / first page (${S.page}) of ${S.big.toLocaleString('en-US')} leads`),
+    leadline: `${fmtMs(median(l.last))} / ${fmtMs(median(l.first))}`,
+    p99: `${fmtMs(percentile(l.last, 99))} / ${fmtMs(percentile(l.first, 99))}`,
+    floor: `${fmtMs(median(f.last))} / ${fmtMs(median(f.first))}`,
+    ratio: fmtRatio(ratio),
+    target: '≤ 1.1 (last / first)',
+    met: ratio <= 1.1,
+    note: `floor last/first ${fmtRatio(median(f.last) / median(f.first))}; ${S.big / 10} later leads of another campaign follow the million`,
+  });
+  // the plan of leadline's own statement for the last page
+  const { decodeCursor } = await import('../../dist/leads/cursor.js');
+  const repo = await import('../../dist/leads/repository.js');
+  const statements = await capture(store, (k) => repo.listPage(k, kind, campaigns.million, undefined, decodeCursor(lastCursor), S.page));
+  for (const st of statements) plans.push({ title: `${base(4).store}: the last page's statement`, plan: await explain(store, st) });
+}

@@ -1,0 +1,99 @@
+/**
+ * Row 5: small authenticated calls (list with limit=1, single create) at 50
+ * connections, against a bare node:http server answering bodies of the same
+ * size. Row 6: the same list load with the rate limiter in Redis, against
+ * memory mode. Both report req/s and the server's CPU per request, which is
+ * steadier than req/s on a shared machine.
+ */
+import { singleBody } from '../lib/data.js';
+import { expectStatus, interleaved, throughput } from '../lib/load.js';
+import { startFloor, startLeadline } from '../lib/procs.js';
+import { sum, throughputRow } from '../lib/stats.js';
+import { check, fetchText } from './checks.js';
+
+export const CONNECTIONS = 50;
+
+/** S.tpRounds interleaved closed-loop runs of each side; req/s and CPU per request over all of them */
+async function compare(ctx, label, want, [srvA, makeA], [srvB, makeB]) {
+  const { S } = ctx;
+  for (const [srv, make] of [[srvA, makeA], [srvB, makeB]]) {
+    await throughput(srv.url, make, { connections: CONNECTIONS, seconds: S.warmSeconds });
+  }
+  const tp = (srv, make) => () => throughput(srv.url, make, { connections: CONNECTIONS, seconds: S.seconds, server: srv });
+  const [a, b] = await interleaved(S.tpRounds, tp(srvA, makeA), tp(srvB, makeB));
+  a.concat(b).forEach((r) => expectStatus(label, r.statuses, want));
+  const total = (runs) => ({
+    rps: sum(runs.map((r) => r.answered)) / sum(runs.map((r) => r.seconds)),
+    cpuUs: sum(runs.map((r) => r.cpuUs * r.answered)) / sum(runs.map((r) => r.answered)),
+  });
+  return [total(a), total(b)];
+}
+
+export async function smallCallRows(ctx) {
+  const { H, leadline, store, campaigns, base, rows, log, servers, kind } = ctx;
+  const listOne = () => ({ path: `/api/v1/leads?campaignId=${campaigns.leadline}&limit=1`, headers: H });
+  const createOne = () => ({ method: 'POST', path: '/api/v1/leads', headers: H, body: singleBody(campaigns.leadline) });
+  const get = await fetchText(leadline.url + listOne().path, { headers: H });
+  const post = await fetchText(leadline.url + '/api/v1/leads', {
+    method: 'POST',
+    headers: { ...H, 'content-type': 'application/json' },
+    body: createOne().body,
+  });
+  check('small calls', get.status === 200 && post.status === 201, `list ${get.status}, create ${post.status}`);
+  const [getBytes, postBytes] = [Buffer.byteLength(get.text), Buffer.byteLength(post.text)];
+  const small = await startFloor(store.url, ctx.logFile('floor-small'), {
+    FLOOR_SMALL: JSON.stringify({ GET: [getBytes, 200], POST: [postBytes, 201] }),
+  });
+  servers.push(small);
+  for (const [label, make, status, bytes] of [
+    ['list limit=1', listOne, 200, getBytes],
+    ['single create', createOne, 201, postBytes],
+  ]) {
+    log(`${kind}: 5 ${label}, ${CONNECTIONS} connections`);
+    const [l, f] = await compare(ctx, label, status, [leadline, make], [small, make]);
+    const row = throughputRow(base(5, `${label} (${CONNECTIONS} conn.)`), l.rps, f.rps, 0.5);
+    row.note =
+      `floor: bare node:http answering ${bytes} bytes; server CPU per request: leadline ${l.cpuUs.toFixed(0)} µs, ` +
+      `floor ${f.cpuUs.toFixed(0)} µs (ratio ${(f.cpuUs / l.cpuUs).toFixed(2)})`;
+    rows.push(row);
+  }
+  await small.stop();
+  servers.splice(servers.indexOf(small), 1);
+}
+
+/** `tenantKeys`: the load goes round these keys, as the calls of many tenants do */
+export async function limiterRow(ctx, tenantKeys) {
+  const { leadline, store, campaigns, base, rows, rss, log, servers, kind } = ctx;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `leadline:bench:${process.pid}:`;
+  let redisMode;
+  try {
+    redisMode = await startLeadline(
+      { DATABASE_URL: store.url, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix },
+      ctx.logFile('leadline-redis'),
+      ctx.serverOpts,
+    );
+  } catch (err) {
+    rows.push({ ...base(6, 'rate limiter Redis vs memory'), leadline: 'skipped', note: String(err.message) });
+    return;
+  }
+  servers.push(redisMode);
+  log(`${kind}: 6 limiter Redis vs memory, list limit=1`);
+  let k = 0;
+  const path = `/api/v1/leads?campaignId=${campaigns.leadline}&limit=1`;
+  const tenantList = () => ({ path, headers: { 'x-api-key': tenantKeys[k++ % tenantKeys.length] } });
+  const [r, m] = await compare(ctx, 'limiter', 200, [redisMode, tenantList], [leadline, tenantList]);
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(redisUrl);
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+  const row = throughputRow(base(6, 'rate limiter Redis vs memory (list limit=1)'), r.rps, m.rps, 0.8, '≥ 0.8× memory');
+  row.floor = `${row.floor} (memory)`;
+  row.note =
+    `${tenantKeys.length} keys in turn; server CPU per request: Redis mode ${r.cpuUs.toFixed(0)} µs, memory mode ${m.cpuUs.toFixed(0)} µs; ` +
+    (keys.length ? `Redis mode confirmed (${keys.length} sorted sets)` : 'WARNING: no keys in Redis, the server fell back to memory');
+  rows.push(row);
+  rss.push({ store: kind, mode: 'Redis limiter', mb: await redisMode.stop() });
+  servers.splice(servers.indexOf(redisMode), 1);
+}
