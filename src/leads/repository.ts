@@ -261,6 +261,13 @@ async function sqlitePage(
   const next = keyset('sqlite', campaignId, status, sql.ref('agg.last'));
   // Nested subqueries rather than CTEs: SQLite ran the CTE form of this
   // statement ~20% slower (66 µs against 55 µs for a limit=1 page).
+  // `limit ? + 0`, not `limit ?`: SQLite (3.53, as better-sqlite3 12 builds it)
+  // lets a bare LIMIT parameter inform the plan, so every run re-binding it
+  // re-prepared the whole statement from its text, and the cached prepared
+  // statement saved nothing. An expression is not looked at; the plan is the
+  // same (EXPLAIN QUERY PLAN, identical). limit=1 page, the statement alone:
+  // 32.8 µs → 8.0 µs; row 5's list limit=1 (same run, 50 connections), server
+  // CPU per request 311 → 172 µs, 0.13× → 0.21× the floor's req/s.
   const { rows } = await sql<{ page: string; n: number; last: number | null; more: number }>`
     select page, n, last,
       (n = ${limit} and (select 1 from leads where ${next.where} order by ${next.order} limit 1) is not null) as more
@@ -273,7 +280,7 @@ async function sqlitePage(
           || ',"priority":' || priority || ',"attempts":' || attempts || ',"_creationTime":' || created_at || '}' as j
         from leads
         where ${from.where}
-        order by ${from.order} limit ${limit}
+        order by ${from.order} limit ${limit} + 0
       ) page
     ) agg`.execute(ex);
   const row = rows[0]!;
