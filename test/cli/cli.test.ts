@@ -61,19 +61,35 @@ describe('leadline CLI', () => {
     expect(after.find((k: { keyId: string }) => k.keyId === write.keyId).status).toBe('revoked');
   });
 
-  it('refuses bad input with a clear message and a non-zero exit', async () => {
+  it('refuses bad input with a clear message: 1 for a failed command, 2 for bad usage or configuration', async () => {
     const scope = await cli(['key', 'create', '--company', 'co_x', '--name', 'n', '--scope', 'admin']);
-    expect(scope.code).not.toBe(0);
+    expect(scope.code).toBe(2);
     expect(scope.stderr).toMatch(/scope/);
     const company = await cli(['campaign', 'create', '--company', 'co_missing', '--name', 'n']);
     expect(company.code).toBe(1);
     expect(company.stderr).toContain('company co_missing not found');
     const attempts = await cli(['campaign', 'create', '--company', 'co_x', '--name', 'n', '--max-attempts', 'zero']);
-    expect(attempts.code).not.toBe(0);
+    expect(attempts.code).toBe(2);
     expect(attempts.stderr).toContain('--max-attempts');
     const url = await cli(['migrate'], { DATABASE_URL: 'mysql://nope' });
     expect(url.code).toBe(2);
     expect(url.stderr).toContain('DATABASE_URL');
+  });
+
+  it('exits 2 on every usage error commander finds itself, 0 on help and version', async () => {
+    const usage = [
+      ['company', 'create'], // missing mandatory --name
+      ['no-such-command'],
+      ['key', 'list', '--company', 'co_x', '--no-such-option'],
+      ['key', 'revoke'], // missing argument
+    ];
+    for (const args of usage) {
+      const r = await cli(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toMatch(/error|unknown/i);
+    }
+    expect((await cli(['key', '--help'])).code).toBe(0);
+    expect((await cli(['--version'])).code).toBe(0);
   });
 });
 
