@@ -30,8 +30,13 @@ function reachable(url: string): Promise<boolean> {
  */
 export async function serviceAvailable(name: 'postgres' | 'redis'): Promise<boolean> {
   const url = name === 'postgres' ? PG_ADMIN_URL : REDIS_URL;
-  if (await reachable(url)) return true;
+  return runOrSkip(await reachable(url), `${name} is not reachable at ${url}: skipping the ${name} suites`);
+}
+
+/** the one place that decides: present → run; missing → skip with `why`, except under CI */
+export function runOrSkip(present: boolean, why: string): boolean {
+  if (present) return true;
   if (inCI) return true; // let the suite run and fail: CI must never skip silently
-  console.warn(`\n[skip] ${name} is not reachable at ${url}: skipping the ${name} suites (they run under CI=true).\n`);
+  console.warn(`\n[skip] ${why} (they run under CI=true).\n`);
   return false;
 }

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { REDIS_URL, runOrSkip } from '../helpers/services.js';
 
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export { REDIS_URL };
 
 async function pings(url: string): Promise<boolean> {
   const client = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -16,23 +17,11 @@ async function pings(url: string): Promise<boolean> {
   }
 }
 
-/**
- * Whether a suite that needs `what` should run. Locally a missing dependency
- * skips the suite with a warning; under CI=true the suite runs anyway so that
- * it fails loudly instead of silently passing.
- */
-function gate(ok: boolean, what: string): boolean {
-  if (ok) return true;
-  if (process.env.CI === 'true') return true;
-  console.warn(`[ratelimit tests] skipping: ${what} (set CI=true to make this a failure)`);
-  return false;
-}
-
 export async function shouldRunRedisSuite(url = REDIS_URL): Promise<boolean> {
-  return gate(await pings(url), `no Redis answering at ${url}`);
+  return runOrSkip(await pings(url), `no Redis answering at ${url}: skipping the Redis limiter suite`);
 }
 
 export function shouldRunRedisServerSuite(): boolean {
   const found = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-  return gate(found, 'redis-server is not on PATH');
+  return runOrSkip(found, 'redis-server is not on PATH: skipping the Redis outage suite');
 }

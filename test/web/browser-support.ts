@@ -19,13 +19,11 @@ import { buildApp } from '../../src/http/app.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import { createUser } from '../../src/web/accounts.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
+import { runOrSkip } from '../helpers/services.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const browserAvailable = existsSync(CHROMIUM);
-export const runBrowserSuite = browserAvailable || process.env.CI === 'true';
-if (!runBrowserSuite) {
-  console.warn(`\n[skip] ${CHROMIUM} not found: skipping the dashboard browser tests (apt-get install chromium; they run under CI=true).\n`);
-}
+export const runBrowserSuite = runOrSkip(browserAvailable, `${CHROMIUM} not found: skipping the browser tests (apt-get install chromium)`);
 
 /** The flags this machine's Chromium needs (no sandbox as root, no calls home on a closed network). */
 export function launch(): Promise<Browser> {
