@@ -46,7 +46,7 @@ const wants = (row) => !onlyRows || onlyRows.includes(String(row));
  * tpRounds × seconds: closed-loop time per side in rows 5 and 6.
  */
 const S = quick
-  ? { bulk: 100, rounds: 2, perRound: 2, list: 800, big: 10_000, page: 1000, pageSamples: 10, tpRounds: 1, seconds: 0.5, warmSeconds: 0.2, dialerWarmSeconds: 1.5, dialerSeconds: 1 }
+  ? { bulk: 100, rounds: 2, perRound: 2, list: 800, big: 10_000, page: 1000, pageSamples: 10, tpRounds: 1, seconds: 0.5, warmSeconds: 0.2, dialerWarmSeconds: 1, dialerSeconds: 1 }
   : { bulk: 1000, rounds: 6, perRound: 10, list: 8000, big: 1_000_000, page: 1000, pageSamples: 100, tpRounds: 3, seconds: 1.5, warmSeconds: 1, dialerWarmSeconds: 3, dialerSeconds: 10 };
 /** calls in flight per dialer worker in row 7 (the campaign's concurrency setting) */
 const DIALER_CONCURRENCY = Number(option('dialer-concurrency') ?? 50);
