@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PREFIXES } from '../api/support.js';
 import { availableStores } from '../helpers/db.js';
 import { type Fixture, isEnvelope, makeFixture } from '../helpers/fixture.js';
-import { ENDPOINTS, requestFor } from './hostile.js';
+import { ENDPOINTS, offRouteRequest, requestFor } from './hostile.js';
 import { forbiddenLeads } from './support.js';
 
 /** runs per endpoint, per prefix, per store: a few hundred per endpoint in all */
@@ -70,6 +70,23 @@ describe.each(await availableStores())('hostile input on %s', (kind) => {
       total.succeeded += [...statuses].filter(([status]) => status < 300).reduce((n, [, count]) => n + count, 0);
     }, 120_000);
   });
+
+  it('the health check and unknown paths: every answer is an envelope with status < 500', async () => {
+    const target = { prefix: PREFIXES[0], campaigns: [f.ids.campaignA, f.ids.campaignB], keys: [f.keys.writeA, f.keys.readA, f.keys.revokedA] };
+    const statuses = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(offRouteRequest(target), async (request) => {
+        const res = await f.app.inject(request);
+        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+        const why = broken(res, String(request.method));
+        if (why) throw new Error(`${request.method} ${request.url}: ${why}`);
+      }),
+      { numRuns: RUNS },
+    );
+    // the health check answered, and unknown paths were refused as such
+    expect(statuses.get(200), JSON.stringify(Object.fromEntries(statuses))).toBeGreaterThan(0);
+    expect(statuses.get(404), JSON.stringify(Object.fromEntries(statuses))).toBeGreaterThan(0);
+  }, 120_000);
 
   it('afterwards, every stored lead keeps the contract', async () => {
     expect(total.succeeded / total.runs, 'share of fuzzed requests that succeeded').toBeGreaterThan(0.04);

@@ -272,3 +272,32 @@ export function requestFor(endpoint: Endpoint, t: Target): fc.Arbitrary<InjectOp
       return Object.assign(request, { [fc.toStringMethod]: () => JSON.stringify({ ...shown, url: shorten(request.url) }) });
     });
 }
+
+/**
+ * One hostile request at what is not a lead route: the health check and
+ * unknown paths inside and around /api (their answers are envelopes too).
+ */
+export function offRouteRequest(t: Target): fc.Arbitrary<InjectOptions & { payload?: string }> {
+  const path = fc.oneof(
+    { weight: 4, arbitrary: fc.constant('/api/health') },
+    { weight: 2, arbitrary: fc.constantFrom('/api', '/api/', '/api/v1', '/api/v1/', '/api/v2/leads', '/api/v1/lead', '/api/v1/leads/x/y', '/api/health/x', '/api//health') },
+    { weight: 2, arbitrary: fc.webPath().map((p) => `/api/v1${p.startsWith('/') ? p : `/${p}`}`) },
+  );
+  return fc
+    .record({
+      method: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'),
+      path,
+      query: fc.option(fc.webQueryParameters(), { nil: undefined }),
+      key: keyHeader(t),
+      type: contentType,
+      extra: fc.dictionary(fc.constantFrom('x-forwarded-for', 'x-request-id', 'accept', 'origin'), headerValue, { maxKeys: 2 }),
+      body: fc.option(fc.oneof(fc.json({ depth: 3 }), fc.string({ maxLength: 200 })), { nil: undefined }),
+    })
+    .map(({ method, path, query, key, type, extra, body }) => {
+      const headers: Record<string, string> = { ...extra };
+      if (key !== undefined) headers['x-api-key'] = key;
+      if (type !== undefined) headers['content-type'] = type;
+      const payload = method === 'GET' || method === 'HEAD' ? undefined : body;
+      return { method: method as InjectOptions['method'], url: query ? `${path}?${query}` : path, headers, payload };
+    });
+}
