@@ -291,7 +291,7 @@ export function offRouteRequest(t: Target): fc.Arbitrary<InjectOptions & { paylo
       key: keyHeader(t),
       type: contentType,
       extra: fc.dictionary(fc.constantFrom('x-forwarded-for', 'x-request-id', 'accept', 'origin'), headerValue, { maxKeys: 2 }),
-      body: fc.option(fc.oneof(fc.json({ depth: 3 }), fc.string({ maxLength: 200 })), { nil: undefined }),
+      body: fc.option(fc.oneof(fc.json({ maxDepth: 3 }), fc.string({ maxLength: 200 })), { nil: undefined }),
     })
     .map(({ method, path, query, key, type, extra, body }) => {
       const headers: Record<string, string> = { ...extra };
