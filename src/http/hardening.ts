@@ -7,7 +7,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import helmet from '@fastify/helmet';
-import type { FastifyHttpOptions, FastifyInstance, FastifyReply } from 'fastify';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { ServerLimits } from '../config.js';
 import { failure } from './envelope.js';
 
@@ -66,32 +66,79 @@ function badUrl(reply: FastifyReply): void {
   void reply.code(400).headers(BARE_HEADERS).send(failure('Bad request: the URL is not valid'));
 }
 
+/**
+ * Helmet's defaults, with a tighter policy that still fits every page served
+ * here (/docs, /dashboard): nothing from other origins, never framed.
+ * upgrade-insecure-requests is left out: on a plain-HTTP deployment (a LAN,
+ * TLS at a proxy added later) it would make browsers fetch the pages' own
+ * scripts over https and break them. Styles keep 'unsafe-inline' for Swagger UI.
+ */
+export const HELMET_OPTIONS = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'none'"],
+      baseUri: ["'none'"],
+      connectSrc: ["'self'"],
+      fontSrc: ["'self'", 'data:'],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      imgSrc: ["'self'", 'data:'],
+      objectSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      scriptSrcAttr: ["'none'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+    },
+  },
+  xFrameOptions: { action: 'deny' as const },
+};
+
+type HeaderList = readonly (readonly [string, number | string | string[]])[];
+let helmetHeaderList: Promise<HeaderList> | undefined;
+
+/**
+ * The headers @fastify/helmet sets with HELMET_OPTIONS, names as helmet spells
+ * them, in its order: helmet itself, run once on a scratch instance, so that
+ * it stays the one source of the values. They depend on nothing in the request
+ * (no CSP nonces, no per-route options here).
+ */
+function helmetHeaders(): Promise<HeaderList> {
+  helmetHeaderList ??= (async () => {
+    const scratch = Fastify({ logger: false });
+    let list: HeaderList = [];
+    await scratch.register(helmet, HELMET_OPTIONS);
+    scratch.addHook('onRequest', (_request, reply, done) => {
+      // getRawHeaderNames (Node >= 15.13) keeps helmet's spelling; @types/node 20.11 lacks it
+      const raw = reply.raw as typeof reply.raw & { getRawHeaderNames(): string[] };
+      list = raw.getRawHeaderNames().map((name) => [name, raw.getHeader(name)!] as const);
+      done();
+    });
+    scratch.get('/', (_request, reply) => reply.send(''));
+    await scratch.inject({ method: 'GET', url: '/' });
+    await scratch.close();
+    if (list.length === 0) throw new Error('helmet set no headers');
+    return list;
+  })();
+  return helmetHeaderList;
+}
+
 export async function harden(app: FastifyInstance, limits: ServerLimits): Promise<void> {
   // Excess sockets are closed on accept, before they can use up the file
   // descriptors the database and the well-behaved clients need.
   if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
-  // Helmet's defaults, with a tighter policy that still fits every page served
-  // here (/docs, /dashboard): nothing from other origins, never framed.
-  // upgrade-insecure-requests is left out: on a plain-HTTP deployment (a LAN,
-  // TLS at a proxy added later) it would make browsers fetch the pages' own
-  // scripts over https and break them. Styles keep 'unsafe-inline' for Swagger UI.
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        baseUri: ["'none'"],
-        connectSrc: ["'self'"],
-        fontSrc: ["'self'", 'data:'],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        imgSrc: ["'self'", 'data:'],
-        objectSrc: ["'none'"],
-        scriptSrc: ["'self'"],
-        scriptSrcAttr: ["'none'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-      },
-    },
-    xFrameOptions: { action: 'deny' },
+  // helmet's headers, computed once (helmetHeaders) and set in one synchronous
+  // hook, on the Node response as helmet sets them (so a route's own
+  // reply.header still wins, as the dashboard's policy does). Registering
+  // @fastify/helmet here instead added two hooks, one async, that rebuilt
+  // every header and re-parsed the CSP directives on every request. Row 5's
+  // calls at 50 connections, SQLite, same run, server CPU per request: list
+  // limit=1 147 → 97 µs (0.16× → 0.24× the floor's req/s), single create
+  // 290 → 232 µs. Same header names, values and order on every response
+  // (compared byte for byte, volatile values aside, across 17 kinds of request).
+  const headers = await helmetHeaders();
+  app.addHook('onRequest', (_request, reply, done) => {
+    const raw = reply.raw;
+    for (const [name, value] of headers) raw.setHeader(name, value);
+    done();
   });
 }

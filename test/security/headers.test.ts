@@ -3,8 +3,11 @@
  * default and nothing that breaks a plain-HTTP deployment), and X-Forwarded-For trusted only from a configured
  * proxy, since the per-IP limits depend on the client address.
  */
+import helmet from '@fastify/helmet';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { HELMET_OPTIONS } from '../../src/http/hardening.js';
 import { type Fixture, makeFixture, type Reply } from '../helpers/fixture.js';
 
 function expectCarefulHeaders(res: Reply, where: string): void {
@@ -46,6 +49,28 @@ describe('response headers', () => {
     const limited = await f.request('GET', '/api/v1/leads', { query: { campaignId: campaignA } });
     expect(limited.status).toBe(429);
     expectCarefulHeaders(limited, '429');
+  });
+});
+
+describe('helmet headers, computed once at startup', () => {
+  it('are exactly what @fastify/helmet sets with the same options, spelled and ordered as it does', async () => {
+    const reference = Fastify({ logger: false });
+    await reference.register(helmet, HELMET_OPTIONS);
+    reference.get('/', (_request, reply) => reply.send('x'));
+    const want = (await reference.inject({ method: 'GET', url: '/' })).raw.res as unknown as { getRawHeaderNames(): string[]; getHeader(n: string): unknown };
+    const helmetNames = want.getRawHeaderNames().filter((n) => !/^(content-type|content-length)$/i.test(n));
+    await reference.close();
+    expect(helmetNames.length).toBeGreaterThan(10);
+    const f = await makeFixture('sqlite');
+    try {
+      const res = await f.app.inject({ method: 'GET', url: '/api/v1/leads', query: { campaignId: f.ids.campaignA }, headers: { 'x-api-key': f.keys.writeA } });
+      const got = res.raw.res as unknown as { getRawHeaderNames(): string[]; getHeader(n: string): unknown };
+      expect(res.statusCode).toBe(200);
+      expect(got.getRawHeaderNames().slice(0, helmetNames.length)).toEqual(helmetNames);
+      for (const name of helmetNames) expect(got.getHeader(name), name).toEqual(want.getHeader(name));
+    } finally {
+      await f.close();
+    }
   });
 });
 
