@@ -12,7 +12,7 @@
  *   --only-default-limits skip the unlimited runs
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,26 +104,50 @@ async function startServer(env) {
 }
 
 function writeCsv(path, rows) {
-  const lines = ['phoneNumber,externalId,priority,name,city'];
-  for (let i = 1; i <= rows; i++) {
-    lines.push(`+1415${String(i).padStart(7, '0')},crm-${i},${i % 101},Lead ${i},City ${i % 50}`);
+  writeFileSync(path, 'phoneNumber,externalId,priority,name,city\n');
+  for (let from = 1; from <= rows; from += 100_000) {
+    const lines = [];
+    for (let i = from; i < Math.min(from + 100_000, rows + 1); i++) {
+      lines.push(`+1415${String(i).padStart(7, '0')},crm-${i},${i % 101},Lead ${i},City ${i % 50}\n`);
+    }
+    appendFileSync(path, lines.join(''));
   }
-  writeFileSync(path, `${lines.join('\n')}\n`);
 }
 
+/** the process's resident-memory high-water mark (VmHWM), in MB, or NaN where /proc has none */
+function peakRssMb(pid) {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** runs `leadline import` as users do; reports its wall time and its peak RSS (polled: the last reading before it exits) */
 function importCsv(file, server, store) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    execFile(
+    const child = spawn(
       process.execPath,
       [BIN, 'import', file, '--campaign', store.campaignId, '--url', server.url, '--key', store.key, '--json', '--restart'],
-      { maxBuffer: 16 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        if (err) return reject(new Error(`import failed: ${stderr}`));
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        resolve({ seconds, summary: JSON.parse(stdout) });
-      },
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    let rssMb = NaN;
+    const poll = setInterval(() => {
+      const now = peakRssMb(child.pid);
+      if (!Number.isNaN(now)) rssMb = now;
+    }, 100);
+    child.once('exit', (code) => {
+      clearInterval(poll);
+      if (code !== 0) return reject(new Error(`import failed: ${stderr}`));
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      resolve({ seconds, rssMb, summary: JSON.parse(stdout) });
+    });
   });
 }
 
@@ -135,7 +159,8 @@ const runs = [
 
 const file = join(tmp, 'leads.csv');
 writeCsv(file, ROWS);
-log(`${ROWS} rows in ${file}`);
+const fileMb = statSync(file).size / 1024 / 1024;
+log(`${ROWS} rows in ${file} (${fileMb.toFixed(0)} MB)`);
 const results = [];
 try {
   for (const [n, run] of runs.entries()) {
@@ -143,10 +168,10 @@ try {
     const server = await startServer({ DATABASE_URL: store.url, ...run.env });
     try {
       log(`importing into ${run.kind}, rate limits: ${run.limits}…`);
-      const { seconds, summary } = await importCsv(file, server, store);
+      const { seconds, rssMb, summary } = await importCsv(file, server, store);
       if (summary.created !== ROWS) throw new Error(`expected ${ROWS} created, got ${JSON.stringify(summary)}`);
-      results.push({ ...run, seconds, rate: ROWS / seconds });
-      log(`  ${seconds.toFixed(1)} s, ${Math.round(ROWS / seconds)} rows/s`);
+      results.push({ ...run, seconds, rssMb, rate: ROWS / seconds });
+      log(`  ${seconds.toFixed(1)} s, ${Math.round(ROWS / seconds)} rows/s, importer peak RSS ${rssMb.toFixed(0)} MB`);
     } finally {
       await server.stop();
       await store.drop();
@@ -156,8 +181,11 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 
-console.log(`| store | rate limits | rows | wall time | rows/s |`);
-console.log(`|---|---|---:|---:|---:|`);
+console.log(`| store | rate limits | rows (file) | wall time | rows/s | importer peak RSS |`);
+console.log(`|---|---|---:|---:|---:|---:|`);
 for (const r of results) {
-  console.log(`| ${r.kind} | ${r.limits} | ${ROWS.toLocaleString('en')} | ${r.seconds.toFixed(1)} s | ${Math.round(r.rate).toLocaleString('en')} |`);
+  console.log(
+    `| ${r.kind} | ${r.limits} | ${ROWS.toLocaleString('en')} (${fileMb.toFixed(0)} MB) | ${r.seconds.toFixed(1)} s | ` +
+      `${Math.round(r.rate).toLocaleString('en')} | ${r.rssMb.toFixed(0)} MB |`,
+  );
 }
