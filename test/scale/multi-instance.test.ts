@@ -83,6 +83,17 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(PER_MINUTE);
     expect(statuses.filter((s) => s === 429)).toHaveLength(100 - PER_MINUTE);
+    // The headers tell one shared window: the admitted calls, whichever instance
+    // answered, counted it down 39, 38, … 0 exactly once each.
+    const admitted = responses.filter((r) => r.status === 200);
+    expect(admitted.map((r) => r.headers.get('x-ratelimit-limit'))).toEqual(admitted.map(() => String(PER_MINUTE)));
+    const remaining = admitted.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: PER_MINUTE }, (_, i) => i));
+    for (const r of responses.filter((r) => r.status === 429)) {
+      expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await r.json()).toMatchObject({ success: false, limit: PER_MINUTE, remaining: 0, reset: expect.any(String) });
+    }
   });
 
   it('a key revoked in the shared database fails on the other instance within a second', async () => {
