@@ -10,6 +10,7 @@ import type { Dialect } from './index.js';
 import { core } from './migrations/0001_core.js';
 import { dialer } from './migrations/0002_dialer.js';
 import { dashboard } from './migrations/0003_dashboard.js';
+import { leadsAnalyze } from './migrations/0004_leads_analyze.js';
 
 /** every migration, by name; names sort in the order they run */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -17,6 +18,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0001_core': core(dialect),
     '0002_dialer': dialer(dialect),
     '0003_dashboard': dashboard(dialect),
+    '0004_leads_analyze': leadsAnalyze(dialect),
   };
 }
 

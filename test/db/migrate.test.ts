@@ -47,11 +47,26 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
         expect(await migrateAtOnce(store.config, 4)).toEqual(['ok', 'ok', 'ok', 'ok']);
         const db = await store.open();
         const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db.kysely);
-        expect(rows.map((r) => r.name)).toEqual(['0001_core', '0002_dialer', '0003_dashboard']);
+        expect(rows.map((r) => r.name)).toEqual(['0001_core', '0002_dialer', '0003_dashboard', '0004_leads_analyze']);
         await db.close();
       } finally {
         await store.drop();
       }
+    }
+  });
+});
+
+describe.skipIf(!(await availableStores()).includes('postgres'))('migrations on postgres: statistics', () => {
+  it('have autovacuum analyze leads after 1% of it changes, so that a growing campaign is soon known to the planner', async () => {
+    const store = await createTestStore('postgres');
+    try {
+      const db = await store.open();
+      const { rows } = await sql<{ reloptions: string[] | null }>`
+        select reloptions from pg_class where oid = 'leads'::regclass`.execute(db.kysely);
+      expect(rows[0]!.reloptions).toContain('autovacuum_analyze_scale_factor=0.01');
+      await db.close();
+    } finally {
+      await store.drop();
     }
   });
 });
