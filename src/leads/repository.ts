@@ -389,11 +389,27 @@ const insertOneStatement = precompiled(
 
 export type Lookup = { externalId: string } | { phoneNumber: string };
 
-export async function exists(ex: Executor, campaignId: string, by: Lookup): Promise<boolean> {
+/**
+ * `campaign_id = <campaign>` for a lookup by identifier. On PostgreSQL the
+ * campaign is an InitPlan parameter, `(select $1)`, so that the planner
+ * estimates it as an average campaign rather than from the campaign's own,
+ * possibly missing, statistics (see matching()): a campaign created or grown
+ * since the last ANALYZE is otherwise estimated at one lead, the unique index
+ * and a campaign index look alike, and PostgreSQL may read the whole campaign
+ * through the latter. EXPLAIN ANALYZE, one externalId, a new 60,000-lead
+ * campaign in a 1.1M-lead table: 8.5 ms (59,999 rows filtered out) against
+ * 0.05 ms. This lookup answers bulk create's first probe, a single create that
+ * collides, and a single delete.
+ */
+function inCampaign(dialect: Dialect, campaignId: string): RawBuilder<string> | string {
+  return dialect === 'postgres' ? sql<string>`(select ${campaignId}::text)` : campaignId;
+}
+
+export async function exists(ex: Executor, dialect: Dialect, campaignId: string, by: Lookup): Promise<boolean> {
   const row = await ex
     .selectFrom('leads')
     .select('seq')
-    .where('campaign_id', '=', campaignId)
+    .where('campaign_id', '=', inCampaign(dialect, campaignId))
     .where((eb) =>
       'externalId' in by ? eb('external_id', '=', by.externalId) : eb('phone_number', '=', by.phoneNumber),
     )
@@ -401,10 +417,10 @@ export async function exists(ex: Executor, campaignId: string, by: Lookup): Prom
   return row !== undefined;
 }
 
-export async function deleteOne(ex: Executor, campaignId: string, by: Lookup): Promise<boolean> {
+export async function deleteOne(ex: Executor, dialect: Dialect, campaignId: string, by: Lookup): Promise<boolean> {
   const result = await ex
     .deleteFrom('leads')
-    .where('campaign_id', '=', campaignId)
+    .where('campaign_id', '=', inCampaign(dialect, campaignId))
     .where((eb) =>
       'externalId' in by ? eb('external_id', '=', by.externalId) : eb('phone_number', '=', by.phoneNumber),
     )

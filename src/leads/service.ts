@@ -58,10 +58,10 @@ export class LeadService {
     // A lead deleted between the failed insert and the lookup: try the insert again.
     for (let attempt = 0; attempt < 3; attempt++) {
       if ((await repo.insertOne(this.db.kysely, campaign.id, row, this.now())) !== null) return id!;
-      if (row.externalId !== null && (await repo.exists(this.db.kysely, campaign.id, { externalId: row.externalId }))) {
+      if (row.externalId !== null && (await repo.exists(this.db.kysely, this.db.dialect, campaign.id, { externalId: row.externalId }))) {
         throw new AppError('conflict', `Lead with externalId ${row.externalId} already exists`);
       }
-      if (row.phoneNumber !== null && (await repo.exists(this.db.kysely, campaign.id, { phoneNumber: row.phoneNumber }))) {
+      if (row.phoneNumber !== null && (await repo.exists(this.db.kysely, this.db.dialect, campaign.id, { phoneNumber: row.phoneNumber }))) {
         throw new AppError('conflict', `Lead with phone number ${row.phoneNumber} already exists`);
       }
     }
@@ -86,6 +86,7 @@ export class LeadService {
     const first = rows[0]!;
     const retry = await repo.exists(
       this.db.kysely,
+      this.db.dialect,
       campaign.id,
       first.externalId !== null ? { externalId: first.externalId } : { phoneNumber: first.phoneNumber! },
     );
@@ -193,7 +194,7 @@ export class LeadService {
     const campaign = await this.reach(p, query.campaignId, 'forbidden');
     const by: repo.Lookup =
       query.externalId !== undefined ? { externalId: query.externalId } : { phoneNumber: query.phoneNumber! };
-    if (!(await repo.deleteOne(this.db.kysely, campaign.id, by))) throw new AppError('not_found', MESSAGES.leadNotFound);
+    if (!(await repo.deleteOne(this.db.kysely, this.db.dialect, campaign.id, by))) throw new AppError('not_found', MESSAGES.leadNotFound);
   }
 
   async bulkDelete(p: Principal, campaignId: string, entries: readonly IdentifierEntry[]): Promise<BulkDeleteResult> {

@@ -134,7 +134,7 @@ export class Dashboard {
   async deleteLead(companyId: string, campaignId: string, leadId: string): Promise<void> {
     const { lead } = await this.lead(companyId, campaignId, leadId);
     const by = lead.externalId !== null ? { externalId: lead.externalId } : { phoneNumber: lead.phoneNumber! };
-    if (!(await deleteOne(this.db.kysely, campaignId, by))) throw notFound();
+    if (!(await deleteOne(this.db.kysely, this.db.dialect, campaignId, by))) throw notFound();
   }
 
   async keys(companyId: string): Promise<(KeySummary & { campaignName: string | null })[]> {

@@ -2,7 +2,8 @@
  * The duplicate lookup of bulk create and bulk delete probes the unique
  * indexes once per identifier, even for a campaign the statistics do not know
  * yet (created or grown since the last ANALYZE), instead of reading every lead
- * of the campaign (src/leads/repository.ts, matching()).
+ * of the campaign (src/leads/repository.ts, matching()); so do the lookups by
+ * one identifier (exists(), deleteOne()).
  */
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
 import type { Db } from '../../src/db/index.js';
 import type { Database } from '../../src/db/schema.js';
-import { deleteMany, findExisting } from '../../src/leads/repository.js';
+import { deleteMany, deleteOne, exists, findExisting } from '../../src/leads/repository.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { serviceAvailable } from '../helpers/services.js';
 
@@ -115,5 +116,18 @@ describe.skipIf(!(await serviceAvailable('postgres')))('the duplicate lookup pla
       expect(deleted).toHaveLength(600);
     });
     expectProbes(plan!, 2);
+  });
+
+  it('looks one identifier up, and deletes by one, through the unique index', async () => {
+    for (const fn of [
+      (k: Kysely<Database>) => exists(k, 'postgres', fresh, { externalId: `x-${KNOWN + 7}` }),
+      (k: Kysely<Database>) => exists(k, 'postgres', fresh, { phoneNumber: `+1415${String(KNOWN + 8).padStart(7, '0')}` }),
+      (k: Kysely<Database>) => deleteOne(k, 'postgres', fresh, { externalId: `x-${KNOWN + 9}` }),
+    ]) {
+      const [plan] = await plans(async (k) => expect(await fn(k)).toBe(true));
+      expect(plan).not.toMatch(/Rows Removed by Filter/);
+      expect(plan).toMatch(/Index (Only )?Scan using leads_campaign_(external_id|phone_number) on leads/);
+      expect(plan).toMatch(/Index Cond: \(\(campaign_id = \$\d+\) AND \((external_id|phone_number) = /);
+    }
   });
 });
