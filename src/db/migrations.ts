@@ -11,6 +11,7 @@ import { core } from './migrations/0001_core.js';
 import { dialer } from './migrations/0002_dialer.js';
 import { dashboard } from './migrations/0003_dashboard.js';
 import { leadsAnalyze } from './migrations/0004_leads_analyze.js';
+import { leadZones } from './migrations/0005_lead_zones.js';
 
 /** every migration, by name; names sort in the order they run */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -19,6 +20,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0002_dialer': dialer(dialect),
     '0003_dashboard': dashboard(dialect),
     '0004_leads_analyze': leadsAnalyze(dialect),
+    '0005_lead_zones': leadZones(dialect),
   };
 }
 

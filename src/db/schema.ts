@@ -71,6 +71,18 @@ export interface LeadDialerColumns {
   claimed_at: number | null;
   /** attempts granted beyond the campaign's max_attempts by `campaign recycle` */
   extra_attempts: Generated<number>;
+  /**
+   * The called person's zones (migration 0005): a zone_sets id, NULL until
+   * the dialer has worked them out (src/dialer/local-zones.ts).
+   */
+  local_zones: number | null;
+}
+
+/** a set of IANA zones a called person may be in (src/dialer/local-zones.ts) */
+export interface ZoneSetTable {
+  id: Generated<number>;
+  /** IANA names joined by one space; '' when unknown (the campaign's zone applies) */
+  zones: string;
 }
 
 /** one call attempt (dialer): the campaign's call log, kept when the lead is deleted */
@@ -97,6 +109,7 @@ export interface Database {
   api_keys: ApiKeyTable;
   leads: LeadTable & LeadDialerColumns;
   attempts: AttemptTable;
+  zone_sets: ZoneSetTable;
   users: UserTable;
   sessions: SessionTable;
 }
