@@ -7,6 +7,7 @@ import type { Db } from '../db/index.js';
 import type { DialerCampaign } from './campaign.js';
 import { earliestOpen, zonesToCheck } from './due.js';
 import { isOpen } from './hours.js';
+import { zoneSetIdFor, zoneSetKeyOf, zonesOfSet } from './local-zones.js';
 import { zonesForLead } from './phone-timezone.js';
 import { predial } from './predial.js';
 import { ABORTED, type CallResult } from './providers/types.js';
@@ -23,7 +24,10 @@ export interface CallDeps {
 
 export type LeadOutcome =
   | ({ kind: 'attempt'; success: boolean; outcome: string; reason: string | null; phoneNumber: string | null } & AttemptResult)
-  /** outside the called person's local window: due again when it opens */
+  /**
+   * outside the called person's local window: the claim is undone, and the
+   * lead is left alone until the window opens (`until`, for the log)
+   */
   | { kind: 'deferred'; until: string }
   /** shutting down before the call was over: the lead is due again at once */
   | { kind: 'released' };
@@ -41,20 +45,28 @@ function parseMetadata(text: string): unknown {
 
 export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: ClaimedLead, signal: AbortSignal): Promise<LeadOutcome> {
   const metadata = parseMetadata(lead.metadata);
-  const deferral = (phoneNumber: string | null): Promise<LeadOutcome> | null => {
-    const zones = zonesToCheck(zonesForLead({ phoneNumber, metadata }), campaign.timezone);
+  /** undoes the claim when the window is closed in one of the zones; null when it is open in all */
+  const deferral = (leadZones: string[], learnt?: string[]): Promise<LeadOutcome> | null => {
+    const zones = zonesToCheck(leadZones, campaign.timezone);
     const now = new Date(deps.now());
     if (zones.every((z) => isOpen(campaign.localWindow, z, now))) return null;
     const opens = earliestOpen(zones.map((z) => [campaign.localWindow, z] as const), now);
     const until = new Date(opens ? opens.getTime() : now.getTime() + NO_OVERLAP_RETRY_MS).toISOString();
-    return releaseClaim(deps.db, lead, until).then(() => ({ kind: 'deferred', until }));
+    return (async () => {
+      const localZones = learnt ? await zoneSetIdFor(deps.db, zoneSetKeyOf(learnt)) : undefined;
+      await releaseClaim(deps.db, lead, { localZones });
+      return { kind: 'deferred', until };
+    })();
   };
   const release = async (): Promise<LeadOutcome> => {
     await releaseClaim(deps.db, lead);
     return { kind: 'released' };
   };
 
-  const early = deferral(lead.phoneNumber);
+  // The claim took the lead inside its window (claim-repository.ts); this
+  // catches a window that closed since, on the same zones the claim used.
+  const stored = lead.localZones === null ? undefined : await zonesOfSet(deps.db, lead.localZones);
+  const early = deferral(stored ?? zonesForLead({ phoneNumber: lead.phoneNumber, metadata }));
   if (early) return early;
   const startedAt = deps.now();
   let phoneNumber = lead.phoneNumber;
@@ -75,8 +87,11 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
     if (signal.aborted) return release();
     if (found.ok) {
       phoneNumber = found.phoneNumber;
-      // Now that the number is known, its zone may be too.
-      const late = deferral(phoneNumber);
+      // Now that the number is known, its zone may be too. If it is outside
+      // its window the lead keeps those zones, and the claim leaves it alone
+      // until they open (`explain` reads the same zones).
+      const zones = zonesForLead({ phoneNumber, metadata });
+      const late = deferral(zones, zones);
       if (late) return late;
     } else {
       failed = { success: false, outcome: 'predial-failed', reason: found.reason };

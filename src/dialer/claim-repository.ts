@@ -10,7 +10,9 @@
  */
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Dialect } from '../db/index.js';
+import type { WeeklyHours } from './hours.js';
 import { LEAD_STATUSES, type LeadStatus, canMove, nextStatus } from './lifecycle.js';
+import { alwaysOpen, fillCampaignZones, openZoneSets } from './local-zones.js';
 
 /** The statuses a claim may take; the due index's WHERE names exactly these. */
 const CLAIMABLE = LEAD_STATUSES.filter((s) => canMove(s, 'claim'));
@@ -39,6 +41,8 @@ export interface ClaimedLead {
   maxAttempts: number;
   claimedBy: string;
   claimedAt: number;
+  /** the lead's zone set (local-zones.ts); null when the claim did not check the local window */
+  localZones: number | null;
 }
 
 export interface ClaimRequest {
@@ -51,6 +55,11 @@ export interface ClaimRequest {
   /** leads due at or before this instant (ms) are taken; default now */
   dueBy?: number;
   leaseMs: number;
+  /**
+   * The campaign's local window: only leads whose called person is inside it
+   * now are taken (local-zones.ts). Absent, or open around the clock: no check.
+   */
+  local?: { window: WeeklyHours; windowSpec: string; timezone: string };
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -78,6 +87,7 @@ interface ClaimRow {
   prev_next: string | null;
   attempts: number;
   extra_attempts: number;
+  local_zones: number | null;
 }
 
 /**
@@ -94,13 +104,15 @@ interface ClaimRow {
  */
 export async function claimDue(db: Db, r: ClaimRequest): Promise<ClaimedLead[]> {
   if (r.limit < 1) return [];
+  const zones = await openZones(db, r);
+  if (zones?.length === 0) return [];
   let rows: ClaimRow[];
   if (db.dialect === 'postgres') {
     // One statement: SKIP LOCKED passes over rows another worker is claiming
     // this instant, and a row that worker has just committed is re-checked
     // against the WHERE clause (its due time is now its lease), so two
     // workers never take the same lead.
-    ({ rows } = await pgClaim(r).execute(db.kysely));
+    ({ rows } = await pgClaim(r, zones).execute(db.kysely));
   } else {
     // SQLite has one writer at a time: BEGIN IMMEDIATE makes the read and the
     // update one atomic step. The same priority walk, one statement per step.
@@ -110,7 +122,7 @@ export async function claimDue(db: Db, r: ClaimRequest): Promise<ClaimedLead[]> 
       while (picked.length < r.limit) {
         const p = (await sqliteTopPriority(r, below).execute(tx)).rows[0]?.p;
         if (p === null || p === undefined) break;
-        picked.push(...(await sqliteDue(r, p, r.limit - picked.length).execute(tx)).rows);
+        picked.push(...(await sqliteDue(r, zones, p, r.limit - picked.length).execute(tx)).rows);
         below = p;
       }
       if (picked.length > 0) {
@@ -137,14 +149,50 @@ export async function claimDue(db: Db, r: ClaimRequest): Promise<ClaimedLead[]> 
       maxAttempts: r.maxAttempts + x.extra_attempts,
       claimedBy: r.workerId,
       claimedAt: r.now,
+      localZones: x.local_zones === null ? null : Number(x.local_zones),
     }))
     .sort((a, b) => b.priority - a.priority || dueOf(a).localeCompare(dueOf(b)) || a.seq - b.seq);
 }
 
 const dueOf = (l: ClaimedLead) => l.previousNextAttemptAt ?? l.scheduledFor ?? '';
 
+/**
+ * The zone sets inside the campaign's local window now, or null when the
+ * window is open around the clock (no check). Leads whose zones are not
+ * worked out yet are filled first, so none waits for another round.
+ */
+async function openZones(db: Db, r: ClaimRequest): Promise<number[] | null> {
+  if (!r.local || alwaysOpen(r.local.window)) return null;
+  const unknown = await db.kysely
+    .selectFrom('leads')
+    .select('seq')
+    .where('campaign_id', '=', r.campaignId)
+    .where('local_zones', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  if (unknown) await fillCampaignZones(db, r.campaignId);
+  return openZoneSets(db, r.local.window, r.local.windowSpec, r.local.timezone, r.now);
+}
+
+/**
+ * The local window condition (see openZones): the lead's zone set is one of
+ * the open ones. It is checked on each row the walk reads, like attempts.
+ * On PostgreSQL it is spelt so that the planner cannot estimate it from the
+ * column's statistics (which know nothing of the window, and right after
+ * leads are added see only NULLs): `local_zones = any(...)` estimated at one
+ * row would make it read and sort a priority's whole due range instead of
+ * walking it in order; `array_position(...) is not null` is taken to hold for
+ * nearly every row, which is what a campaign mostly sees.
+ */
+const inZones = (dialect: Dialect, zones: readonly number[] | null) =>
+  zones === null
+    ? sql``
+    : dialect === 'postgres'
+      ? sql`and array_position(${zones}::int[], local_zones) is not null`
+      : sql`and local_zones in (select value from json_each(${JSON.stringify(zones)}))`;
+
 /** The PostgreSQL claim statement (see claimDue), also for EXPLAIN. */
-function pgClaim(r: ClaimRequest) {
+function pgClaim(r: ClaimRequest, zones: readonly number[] | null) {
   const due = dueKey('postgres');
   const dueBy = iso(r.dueBy ?? r.now);
   const lease = iso(r.now + r.leaseMs);
@@ -161,7 +209,7 @@ function pgClaim(r: ClaimRequest) {
         select c.* from priorities cross join lateral (
           select seq, status as prev_status, next_attempt_at as prev_next from leads
           where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority = priorities.p
-            and ${due} <= ${dueBy} and attempts < ${r.maxAttempts} + extra_attempts
+            and ${due} <= ${dueBy} and attempts < ${r.maxAttempts} + extra_attempts ${inZones('postgres', zones)}
           order by ${due}, seq
           limit ${r.limit}
           for update skip locked
@@ -171,7 +219,7 @@ function pgClaim(r: ClaimRequest) {
       update leads set status = ${CLAIMED_STATUS}, claimed_by = ${r.workerId}, claimed_at = ${r.now}, next_attempt_at = ${lease}
       from picked where leads.seq = picked.seq
       returning leads.seq, leads.id, leads.campaign_id, leads.phone_number, leads.external_id, leads.metadata,
-        leads.priority, leads.scheduled_for, picked.prev_status, picked.prev_next, leads.attempts, leads.extra_attempts`;
+        leads.priority, leads.scheduled_for, picked.prev_status, picked.prev_next, leads.attempts, leads.extra_attempts, leads.local_zones`;
 }
 
 /** SQLite: the highest priority below `below` among the campaign's claimable leads */
@@ -180,12 +228,12 @@ const sqliteTopPriority = (r: ClaimRequest, below: number) => sql<{ p: number | 
   where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority < ${below}`;
 
 /** SQLite: the due leads of one priority, best first */
-const sqliteDue = (r: ClaimRequest, priority: number, limit: number) => sql<ClaimRow>`
+const sqliteDue = (r: ClaimRequest, zones: readonly number[] | null, priority: number, limit: number) => sql<ClaimRow>`
   select seq, id, campaign_id, phone_number, external_id, metadata, priority, scheduled_for,
-    status as prev_status, next_attempt_at as prev_next, attempts, extra_attempts
+    status as prev_status, next_attempt_at as prev_next, attempts, extra_attempts, local_zones
   from leads
   where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority = ${priority}
-    and ${dueKey('sqlite')} <= ${iso(r.dueBy ?? r.now)} and attempts < ${r.maxAttempts} + extra_attempts
+    and ${dueKey('sqlite')} <= ${iso(r.dueBy ?? r.now)} and attempts < ${r.maxAttempts} + extra_attempts ${inZones('sqlite', zones)}
   order by ${dueKey('sqlite')}, seq
   limit ${limit}`;
 
@@ -194,11 +242,12 @@ const sqliteDue = (r: ClaimRequest, priority: number, limit: number) => sql<Clai
  * PostgreSQL statement (it is not run), EXPLAIN QUERY PLAN of SQLite's two.
  */
 export async function claimPlan(db: Db, r: ClaimRequest): Promise<string[]> {
+  const zones = await openZones(db, r);
   if (db.dialect === 'postgres') {
-    const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${pgClaim(r)}`.execute(db.kysely);
+    const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${pgClaim(r, zones)}`.execute(db.kysely);
     return rows.map((x) => x['QUERY PLAN']);
   }
   const plan = async (q: RawBuilder<unknown>) =>
     (await sql<{ detail: string }>`explain query plan ${q}`.execute(db.kysely)).rows.map((x) => x.detail);
-  return [...(await plan(sqliteTopPriority(r, Number.MAX_SAFE_INTEGER))), ...(await plan(sqliteDue(r, 0, r.limit)))];
+  return [...(await plan(sqliteTopPriority(r, Number.MAX_SAFE_INTEGER))), ...(await plan(sqliteDue(r, zones, 0, r.limit)))];
 }

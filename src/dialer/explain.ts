@@ -3,6 +3,7 @@ import type { Db } from '../db/index.js';
 import { AppError } from '../errors.js';
 import { type DueExplanation, explainDue } from './due.js';
 import { parseHours, parseLocalWindow } from './hours.js';
+import { zonesOfSet } from './local-zones.js';
 import { zonesForLead } from './phone-timezone.js';
 import { findLead, loadCampaigns } from './repository.js';
 
@@ -25,6 +26,9 @@ export async function explainLead(
   const date = (iso: string | null) => (iso === null ? null : new Date(iso));
   // While a claim is held, next_attempt_at is the claim's expiry (claim-repository.ts).
   const claimed = lead.claimed_by !== null;
+  // The zones the claim checks (local-zones.ts): stored on the lead, or, until
+  // the dialer has stored them, what it will store.
+  const stored = lead.local_zones === null ? undefined : await zonesOfSet(db, Number(lead.local_zones));
   return explainDue(
     {
       status: lead.status,
@@ -35,7 +39,7 @@ export async function explainLead(
       claimedBy: lead.claimed_by,
       claimExpiresAt: claimed ? date(lead.next_attempt_at) : null,
       campaign: { hours: parseHours(campaign.hours), timezone: campaign.timezone, localWindow: parseLocalWindow(campaign.local_window) },
-      leadZones: zonesForLead({ phoneNumber: lead.phone_number, metadata }),
+      leadZones: stored ?? zonesForLead({ phoneNumber: lead.phone_number, metadata }),
     },
     new Date(now),
   );

@@ -4,7 +4,7 @@
 export const LEAD_STATUSES = ['raw', 'attempting', 'exhausted', 'concluded'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
 
-export const LIFECYCLE_EVENTS = ['claim', 'fail', 'succeed', 'recycle'] as const;
+export const LIFECYCLE_EVENTS = ['claim', 'fail', 'succeed', 'recycle', 'release'] as const;
 export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 
 export interface AttemptContext {
@@ -13,12 +13,20 @@ export interface AttemptContext {
   maxAttempts: number;
 }
 
+/** `release` gives a claim back without a call: the lead returns to the status the claim found. */
+export interface ReleaseContext {
+  claimedFrom: LeadStatus;
+}
+
 export interface LifecycleMove {
   readonly from: LeadStatus;
   readonly event: LifecycleEvent;
   readonly to: LeadStatus;
-  /** Only `fail` depends on the attempt count; the table says which branch. */
-  readonly when?: 'attempts left' | 'at max attempts';
+  /**
+   * `fail` depends on the attempt count, `release` on the status the claim
+   * found; the table says which branch.
+   */
+  readonly when?: 'attempts left' | 'at max attempts' | 'claimed from raw' | 'claimed from attempting';
 }
 
 const MOVES: LifecycleMove[] = [
@@ -30,6 +38,11 @@ const MOVES: LifecycleMove[] = [
   { from: 'attempting', event: 'succeed', to: 'concluded' },
   // An operator grants more attempts; the caller raises maxAttempts alongside.
   { from: 'exhausted', event: 'recycle', to: 'attempting' },
+  // The dialer gives a claim back without calling (the called person's local
+  // window closed, a shutdown, an error before the call): the claim is undone,
+  // so a lead never called is raw again, as if it had never been taken.
+  { from: 'attempting', event: 'release', to: 'raw', when: 'claimed from raw' },
+  { from: 'attempting', event: 'release', to: 'attempting', when: 'claimed from attempting' },
 ];
 /** Every allowed move; anything absent is refused. Docs and tests enumerate this. */
 export const ALLOWED_MOVES: readonly Readonly<LifecycleMove>[] = Object.freeze(MOVES.map((m) => Object.freeze(m)));
@@ -49,12 +62,20 @@ export function isLeadStatus(s: unknown): s is LeadStatus {
   return typeof s === 'string' && (LEAD_STATUSES as readonly string[]).includes(s);
 }
 
-export function nextStatus(from: LeadStatus, event: LifecycleEvent, ctx?: AttemptContext): LeadStatus {
+export function nextStatus(from: LeadStatus, event: LifecycleEvent, ctx?: AttemptContext | ReleaseContext): LeadStatus {
   const moves = ALLOWED_MOVES.filter((m) => m.from === from && m.event === event);
   if (moves.length === 0) throw new LifecycleError(from, event);
   if (moves.length === 1) return moves[0]!.to;
-  // Only `fail` from attempting has two branches; the attempt count picks one.
-  if (!ctx) throw new TypeError(`${event} from ${from} needs { attempts, maxAttempts }`);
+  if (event === 'release') {
+    // The claim found the lead raw or attempting (the claim's own moves); anything else is refused.
+    const claimedFrom = ctx && 'claimedFrom' in ctx ? ctx.claimedFrom : undefined;
+    if (claimedFrom === undefined) throw new TypeError(`${event} from ${from} needs { claimedFrom }`);
+    const move = moves.find((m) => m.when === `claimed from ${claimedFrom}`);
+    if (!move) throw new LifecycleError(claimedFrom, 'claim');
+    return move.to;
+  }
+  // `fail` from attempting has two branches; the attempt count picks one.
+  if (!ctx || !('attempts' in ctx)) throw new TypeError(`${event} from ${from} needs { attempts, maxAttempts }`);
   const { attempts, maxAttempts } = ctx;
   if (!Number.isInteger(attempts) || attempts < 1 || !Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new RangeError(`attempts and maxAttempts must be integers >= 1 (got ${attempts}/${maxAttempts})`);

@@ -15,12 +15,17 @@ export { type ClaimedLead, type ClaimRequest, claimDue, claimPlan } from './clai
 const holds = (l: ClaimedLead) => sql`seq = ${l.seq} and claimed_by = ${l.claimedBy} and claimed_at = ${l.claimedAt}`;
 
 /**
- * Gives a claim back without an attempt: the lead is due again at `dueAt`
- * (an ISO time: when the called person's window opens), or, by default, at
- * the due time it had before the claim. Its status stays what the claim made it.
+ * Gives a claim back without an attempt, undoing it: the lead gets back the
+ * status (lifecycle: release) and the due time it had before the claim, and
+ * no claim. `localZones` (a zone_sets id) records the called person's zones
+ * learnt since the claim (a prefetch lead's number), so that the claim leaves
+ * the lead alone until their local window opens.
  */
-export async function releaseClaim(db: Db, lead: ClaimedLead, dueAt: string | null = lead.previousNextAttemptAt): Promise<boolean> {
-  const { numAffectedRows } = await sql`update leads set claimed_by = null, claimed_at = null, next_attempt_at = ${dueAt}
+export async function releaseClaim(db: Db, lead: ClaimedLead, o: { localZones?: number } = {}): Promise<boolean> {
+  const status = nextStatus(nextStatus(lead.previousStatus, 'claim'), 'release', { claimedFrom: lead.previousStatus });
+  const zones = o.localZones === undefined ? sql`` : sql`, local_zones = ${o.localZones}`;
+  const { numAffectedRows } = await sql`update leads
+    set status = ${status}, claimed_by = null, claimed_at = null, next_attempt_at = ${lead.previousNextAttemptAt} ${zones}
     where ${holds(lead)}`.execute(db.kysely);
   return Boolean(numAffectedRows);
 }

@@ -173,6 +173,7 @@ export class Dialer {
         now: this.now(),
         dueBy,
         leaseMs: this.claimTimeoutMs,
+        local: { window: c.localWindow, windowSpec: c.row.local_window, timezone: c.timezone },
       });
       if (this.stopping) {
         // stop() came while this claim was on its way: give the leads back untouched.

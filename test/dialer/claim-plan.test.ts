@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
+import { parseLocalWindow } from '../../src/dialer/hours.js';
 import { claimPlan } from '../../src/dialer/repository.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { makeCampaign, seedMany } from './support.js';
@@ -34,6 +35,31 @@ describe.each(await availableStores())('the claim plan on %s', (kind) => {
     } else {
       expect(plan.every((line) => line.includes('USING') && line.includes('INDEX leads_due'))).toBe(true);
       expect(text).not.toMatch(/USE TEMP B-TREE/);
+    }
+  });
+
+  it("checks the called person's local window on the rows the same walk reads, without a sort", async () => {
+    const local = { window: parseLocalWindow('08:00-21:00'), windowSpec: '08:00-21:00', timezone: 'UTC' };
+    // 10:00 in Los Angeles, where the seeded +1415 numbers are
+    const now = Date.parse('2026-03-10T17:00:00Z');
+    // Twice: with statistics from before the dialer worked out the zones (all NULL), and fresh.
+    for (const fresh of [false, true]) {
+      if (fresh) await sql`analyze`.execute(db.kysely);
+      const plan = await claimPlan(db, { campaignId, maxAttempts: 3, workerId: 'w', limit: 10, now, leaseMs: 60_000, local });
+      const text = plan.join('\n');
+      if (kind === 'postgres') {
+        expect(text).not.toMatch(/Seq Scan/);
+        expect(text).toMatch(/Index Only Scan Backward using leads_due/);
+        expect(text).toMatch(/Index Scan using leads_due/);
+        expect(text).toMatch(/Filter: .*array_position\(.*local_zones\)/);
+        expect(text).not.toMatch(/Sort/);
+        expect(text).toMatch(/LockRows/);
+      } else {
+        const searches = plan.filter((line) => /\bleads\b/.test(line));
+        expect(searches).toHaveLength(2);
+        expect(searches.every((line) => line.includes('USING') && line.includes('INDEX leads_due'))).toBe(true);
+        expect(text).not.toMatch(/USE TEMP B-TREE/);
+      }
     }
   });
 });

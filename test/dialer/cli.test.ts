@@ -176,7 +176,8 @@ describe('leadline dialer, recycle and lead explain', () => {
     while (!(await leadRow(db, id!))!.claimed_by) await new Promise((r) => setTimeout(r, 20));
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
-    expect(await leadRow(db, id!)).toMatchObject({ status: 'attempting', attempts: 0, claimed_by: null, next_attempt_at: null });
+    // given back as the claim found it: raw, never called
+    expect(await leadRow(db, id!)).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null, next_attempt_at: null });
     expect(await attemptRows(db, id!)).toEqual([]);
     expect(d.logs().some((l) => l.msg === 'released at shutdown')).toBe(true);
   });

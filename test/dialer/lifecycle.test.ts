@@ -11,9 +11,9 @@ import {
 } from '../../src/dialer/lifecycle.js';
 
 // The expected table, written out independently of ALLOWED_MOVES.
-const EXPECTED: Record<LeadStatus, Partial<Record<LifecycleEvent, LeadStatus | 'depends'>>> = {
+const EXPECTED: Record<LeadStatus, Partial<Record<LifecycleEvent, LeadStatus | 'depends' | 'undoes the claim'>>> = {
   raw: { claim: 'attempting' },
-  attempting: { claim: 'attempting', fail: 'depends', succeed: 'concluded' },
+  attempting: { claim: 'attempting', fail: 'depends', succeed: 'concluded', release: 'undoes the claim' },
   exhausted: { recycle: 'attempting' },
   concluded: {},
 };
@@ -29,6 +29,16 @@ describe('lifecycle', () => {
           const ctx = { attempts: 1, maxAttempts: 3 };
           expect(() => nextStatus(from, event, ctx)).toThrow(LifecycleError);
           expect(() => nextStatus(from, event, ctx)).toThrow(`cannot ${event} a lead that is ${from}`);
+        });
+      } else if (expected === 'undoes the claim') {
+        it('gives back the status the claim found: raw or attempting', () => {
+          expect(canMove(from, event)).toBe(true);
+          expect(nextStatus(from, event, { claimedFrom: 'raw' })).toBe('raw');
+          expect(nextStatus(from, event, { claimedFrom: 'attempting' })).toBe('attempting');
+          // a claim never finds a lead exhausted or concluded
+          expect(() => nextStatus(from, event, { claimedFrom: 'exhausted' })).toThrow(LifecycleError);
+          expect(() => nextStatus(from, event, { claimedFrom: 'concluded' })).toThrow(LifecycleError);
+          expect(() => nextStatus(from, event)).toThrow(TypeError);
         });
       } else if (expected === 'depends') {
         it('stays attempting with attempts left and exhausts at the max', () => {
@@ -52,7 +62,11 @@ describe('lifecycle', () => {
     const expected = Object.entries(EXPECTED)
       .flatMap(([from, evs]) =>
         Object.entries(evs).flatMap(([ev, to]) =>
-          to === 'depends' ? [`${from} ${ev} attempting`, `${from} ${ev} exhausted`] : [`${from} ${ev} ${to}`],
+          to === 'depends'
+            ? [`${from} ${ev} attempting`, `${from} ${ev} exhausted`]
+            : to === 'undoes the claim'
+              ? [`${from} ${ev} raw`, `${from} ${ev} attempting`]
+              : [`${from} ${ev} ${to}`],
         ),
       )
       .sort();

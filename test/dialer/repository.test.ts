@@ -255,18 +255,31 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     for (const id of ids) expect((await leadRow(db, id))!.status).toBe('concluded');
   });
 
-  it('a release gives the lead back at its old due time, or defers it', async () => {
+  it('a release undoes the claim: status, due time and claim as before it, and a learnt zone set kept', async () => {
     const c = await makeCampaign(db);
-    const [a, b] = await seedLeads(db, c, [{}, {}]);
-    const [la, lb] = await claim(c);
-    expect(await releaseClaim(db, la!)).toBe(true);
-    const opens = new Date(T0 + 90 * MIN).toISOString();
-    expect(await releaseClaim(db, lb!, opens)).toBe(true);
-    expect(await leadRow(db, a!)).toMatchObject({ status: 'attempting', attempts: 0, claimed_by: null, next_attempt_at: null });
-    expect(await leadRow(db, b!)).toMatchObject({ claimed_by: null, next_attempt_at: opens });
-    expect((await claim(c)).map((l) => l.id)).toEqual([a]);
-    expect((await claim(c, { now: T0 + 90 * MIN - 1 })).map((l) => l.id)).not.toContain(b);
-    expect((await claim(c, { now: T0 + 90 * MIN })).map((l) => l.id)).toContain(b);
+    const later = new Date(T0 - MIN).toISOString();
+    const [a, b, tried] = await seedLeads(db, c, [{}, { scheduledFor: later }, {}]);
+    const before = await Promise.all([a!, b!].map((id) => leadRow(db, id)));
+    // "tried" has had a failed attempt: it is attempting, due again after the retry delay (0 here).
+    const first = await claim(c, { limit: 10 });
+    for (const l of first) if (l.id !== tried) expect(await releaseClaim(db, l)).toBe(true);
+    expect(await Promise.all([a!, b!].map((id) => leadRow(db, id)))).toEqual(before);
+    await recordAttempt(db, first.find((l) => l.id === tried)!, attempt({ retryDelayMs: 0, finishedAt: T0 }));
+    const triedBefore = await leadRow(db, tried!);
+    const claimed = await claim(c, { now: T0 + 1, limit: 10 });
+    expect(claimed.map((l) => l.id).sort()).toEqual([a, b, tried].sort());
+    expect((await leadRow(db, a!))!.status).toBe('attempting');
+    const by = (id: string) => claimed.find((l) => l.id === id)!;
+    expect(await releaseClaim(db, by(a!))).toBe(true);
+    expect(await releaseClaim(db, by(b!), { localZones: 7 })).toBe(true);
+    expect(await releaseClaim(db, by(tried!))).toBe(true);
+    expect(await leadRow(db, a!)).toEqual(before[0]);
+    expect(await leadRow(db, b!)).toEqual({ ...before[1], local_zones: 7 });
+    expect(await leadRow(db, tried!)).toEqual(triedBefore);
+    expect(triedBefore).toMatchObject({ status: 'attempting', attempts: 1, claimed_by: null });
+    // released twice: the second finds no claim of its own and writes nothing
+    expect(await releaseClaim(db, by(a!))).toBe(false);
+    expect((await claim(c, { now: T0 + 2, limit: 10 })).map((l) => l.id).sort()).toEqual([a, b, tried].sort());
   });
 
   it('refuses a move the lifecycle does not allow, writing nothing', async () => {

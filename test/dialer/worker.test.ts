@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateCampaign } from '../../src/campaigns/service.js';
 import type { Db } from '../../src/db/index.js';
 import { explainLead } from '../../src/dialer/explain.js';
+import { parseLocalWindow } from '../../src/dialer/hours.js';
 import { claimDue, recycleLeads } from '../../src/dialer/repository.js';
 import { Dialer, type DialerOptions } from '../../src/dialer/worker.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
@@ -60,7 +61,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
     expect(await statuses([later!])).toEqual(['concluded']);
   });
 
-  it("defers a lead outside the called person's local window until it opens, without charging an attempt", async () => {
+  it("leaves a lead outside the called person's local window untouched until it opens: no claim, no status change", async () => {
     const c = await makeCampaign(db, { local_window: '08:00-21:00' });
     const [la, london, override, unknownNanp] = await seedLeads(db, c, [
       { phoneNumber: '+14155550100' }, // Los Angeles
@@ -68,22 +69,56 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
       { phoneNumber: '+442079460101', metadata: { timezone: 'America/Los_Angeles' } },
       { phoneNumber: '+18005550100' }, // toll-free: every US/Canada zone from Newfoundland to Hawaii
     ]);
+    const waiting = [la!, override!, unknownNanp!];
+    const before = await Promise.all(waiting.map((id) => leadRow(db, id)));
     const now = at('2026-03-10T14:00:00Z'); // 07:00 PDT, 14:00 GMT, 04:00 HST
-    expect(await worker(c, now).runOnce()).toEqual({ attempts: 1, concluded: 1, deferred: 3 });
-    expect(await statuses([la!, london!, override!, unknownNanp!])).toEqual(['attempting', 'concluded', 'attempting', 'attempting']);
-    expect(await leadRow(db, la!)).toMatchObject({ attempts: 0, claimed_by: null, next_attempt_at: '2026-03-10T15:00:00.000Z' });
-    expect((await leadRow(db, override!))!.next_attempt_at).toBe('2026-03-10T15:00:00.000Z');
-    // 08:00 in Honolulu; by then it is 14:00 in St. John's.
-    expect((await leadRow(db, unknownNanp!))!.next_attempt_at).toBe('2026-03-10T18:00:00.000Z');
+    expect(await worker(c, now).runOnce()).toEqual({ attempts: 1, concluded: 1, deferred: 0 });
+    expect(await statuses([la!, london!, override!, unknownNanp!])).toEqual(['raw', 'concluded', 'raw', 'raw']);
+    // Nothing about the waiting leads changed but the zones the dialer worked out for them.
+    const after = await Promise.all(waiting.map((id) => leadRow(db, id)));
+    expect(after.map((row) => ({ ...row, local_zones: null }))).toEqual(before);
+    expect(after.every((row) => row!.local_zones !== null)).toBe(true);
+    // Another worker's claim does not take them either.
+    const local = { window: parseLocalWindow('08:00-21:00'), windowSpec: '08:00-21:00', timezone: 'UTC' };
+    expect(await claimDue(db, { campaignId: c, maxAttempts: 3, workerId: 'other', limit: 5, now, leaseMs: 1000, local })).toEqual([]);
     expect(await explainLead(db, c, { phoneNumber: '+14155550100' }, now)).toEqual({
       due: false,
-      reasons: ['scheduled later', 'local time'],
+      reasons: ['local time'],
       nextDueAt: new Date('2026-03-10T15:00:00.000Z'),
     });
-    // (a run takes what was due strictly before it started, hence the extra millisecond)
+    expect((await explainLead(db, c, { phoneNumber: '+18005550100' }, now)).nextDueAt).toEqual(new Date('2026-03-10T18:00:00.000Z'));
+    // 08:00 in Los Angeles, then 08:00 in Honolulu (by then it is 14:00 in St. John's).
+    expect(await worker(c, at('2026-03-10T14:59:59.999Z')).runOnce()).toMatchObject({ attempts: 0, deferred: 0 });
     expect(await worker(c, at('2026-03-10T15:00:00.001Z')).runOnce()).toMatchObject({ attempts: 2, deferred: 0 });
+    expect(await worker(c, at('2026-03-10T17:59:00Z')).runOnce()).toMatchObject({ attempts: 0, deferred: 0 });
     expect(await worker(c, at('2026-03-10T18:00:00.001Z')).runOnce()).toMatchObject({ attempts: 1, deferred: 0 });
     expect(await statuses([la!, override!, unknownNanp!])).toEqual(['concluded', 'concluded', 'concluded']);
+  });
+
+  it('a prefetch lead whose number turns out to be outside its window is given back as it was, and waits for that zone', async () => {
+    const crm = await startStub(null, () => ({ body: { phoneNumber: '+81312345678' } })); // Tokyo
+    try {
+      const c = await makeCampaign(db, { local_window: '08:00-21:00', predial_url: crm.url });
+      const [id] = await seedLeads(db, c, [{ phoneNumber: null, externalId: 'crm-tokyo' }]);
+      const before = await leadRow(db, id!);
+      const now = at('2026-03-10T14:00:00Z'); // 14:00 UTC (the campaign's zone, so the claim takes it), 23:00 in Tokyo
+      expect(await worker(c, now).runOnce()).toEqual({ attempts: 0, concluded: 0, deferred: 1 });
+      expect(crm.requests).toHaveLength(1);
+      const row = await leadRow(db, id!);
+      expect({ ...row, local_zones: null }).toEqual(before);
+      expect(await explainLead(db, c, { externalId: 'crm-tokyo' }, now)).toEqual({
+        due: false,
+        reasons: ['local time'],
+        nextDueAt: new Date('2026-03-10T23:00:00.000Z'), // 08:00 in Tokyo
+      });
+      // Not asked again until Tokyo wakes up.
+      expect(await worker(c, now + 60_000).runOnce()).toMatchObject({ attempts: 0, deferred: 0 });
+      expect(crm.requests).toHaveLength(1);
+      expect(await worker(c, at('2026-03-10T23:00:00.001Z')).runOnce()).toMatchObject({ attempts: 1, concluded: 1 });
+      expect(crm.requests).toHaveLength(2);
+    } finally {
+      await crm.close();
+    }
   });
 
   it('exhausts a lead at max attempts, one attempt per run, then recycle brings it back', async () => {
@@ -195,7 +230,8 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
     await w.stop(300);
     await running;
     expect(await leadRow(db, quick!)).toMatchObject({ status: 'concluded', attempts: 1 });
-    expect(await leadRow(db, slow!)).toMatchObject({ status: 'attempting', attempts: 0, claimed_by: null, next_attempt_at: null });
+    // given back as the claim found it: raw, never called
+    expect(await leadRow(db, slow!)).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null, next_attempt_at: null });
     expect(await attemptRows(db, slow!)).toEqual([]);
   });
 
@@ -231,7 +267,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
     await running;
     expect(calls).toBe(callsWhenStopped);
     expect(calls).toBe(0);
-    for (const id of ids) expect(await leadRow(db, id)).toMatchObject({ claimed_by: null, attempts: 0 });
+    for (const id of ids) expect(await leadRow(db, id)).toMatchObject({ status: 'raw', claimed_by: null, attempts: 0 });
   });
 
   it('claims stay renewed while calls finish during the grace period', async () => {
