@@ -83,26 +83,37 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = (this.lastNow = Math.max(this.clock(), this.lastNow));
     if (++this.hitsSinceSweep >= this.sweepEvery) this.sweep();
 
-    const names = windows.map((w) => `${key}:${w.name}`);
-    const rings = windows.map((w, i) => {
-      const ring = this.buckets.get(names[i] as string);
-      ring?.adapt(w);
-      ring?.expire(now);
-      return ring;
-    });
-    const allowed = windows.every((w, i) => (rings[i]?.count ?? 0) < w.limit);
+    // Plain loops rather than map/every/map with closures: this runs on every
+    // request (part of the ~3 µs the limiter costs a request on row 5 of the bench).
+    const n = windows.length;
+    const names = new Array<string>(n);
+    const rings = new Array<Ring | undefined>(n);
+    let allowed = true;
+    for (let i = 0; i < n; i++) {
+      const w = windows[i]!;
+      const name = (names[i] = `${key}:${w.name}`);
+      const ring = this.buckets.get(name);
+      if (ring) {
+        ring.adapt(w);
+        ring.expire(now);
+        if (ring.count >= w.limit) allowed = false;
+      } else if (w.limit <= 0) allowed = false;
+      rings[i] = ring;
+    }
 
-    const states: WindowState[] = windows.map((w, i) => {
+    const states = new Array<WindowState>(n);
+    for (let i = 0; i < n; i++) {
+      const w = windows[i]!;
       let ring = rings[i];
       if (allowed) {
-        if (!ring) this.buckets.set(names[i] as string, (ring = new Ring(w.limit, w.windowMs)));
+        if (!ring) this.buckets.set(names[i]!, (ring = new Ring(w.limit, w.windowMs)));
         ring.push(now);
       }
       // A full ring holds exactly `limit` entries, so its oldest is the one
       // whose departure makes room; an empty one only occurs with limit 0.
       const count = ring?.count ?? 0;
-      return { count, resetAt: (count > 0 && ring ? ring.oldest() : now) + w.windowMs };
-    });
+      states[i] = { count, resetAt: (count > 0 && ring ? ring.oldest() : now) + w.windowMs };
+    }
     return decide(windows, allowed, states);
   }
 

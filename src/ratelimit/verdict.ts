@@ -23,6 +23,9 @@ export interface WindowState {
  * the (possibly client-controlled) key contains.
  */
 export function validateWindows(windows: readonly Window[]): void {
+  // The same few arrays come in on every request (src/http/limits.ts builds
+  // them once); one check each is enough. A refused array is never remembered.
+  if (validated.has(windows)) return;
   if (windows.length === 0) throw new RangeError('rate limit: at least one window is required');
   const names = new Set<string>();
   for (const w of windows) {
@@ -36,7 +39,9 @@ export function validateWindows(windows: readonly Window[]): void {
     if (names.has(w.name)) throw new RangeError(`rate limit: duplicate window name ${w.name}`);
     names.add(w.name);
   }
+  validated.add(windows);
 }
+const validated = new WeakSet<readonly Window[]>();
 
 export function decide(
   windows: readonly Window[],
