@@ -78,8 +78,8 @@ export class LeadService {
     // unique indexes skipped are looked up; a retry, whose leads exist, is looked
     // up first and needs no write transaction when nothing in it is new. Looking
     // up 1000 identifiers costs about as much whether they exist or not
-    // (PostgreSQL: 2.6 ms with fresh statistics, 15-22 ms for a campaign the
-    // statistics do not know yet), so new leads no longer pay for it. bench/,
+    // (PostgreSQL: 2.0-2.3 ms, whatever the statistics know of the campaign:
+    // repository.ts, matching()), so new leads no longer pay for it. bench/,
     // PostgreSQL, 1000 leads: new 71.7 -> 50-59 ms (1.43x -> 1.0-1.3x the floor);
     // a retry of 1000 existing leads 15.6 -> 12.9 ms without the BEGIN, advisory
     // lock and COMMIT round trips.
