@@ -2,13 +2,14 @@
  * One rung of the small-call ladder (bench/diag/ladder.js): a server that adds
  * one layer of what leadline does per request to the rung below it, and
  * answers GET with a body of BYTES bytes. RUNG: fastify (bare), log (+ one
- * pino line per request to a file, as leadline logs), helmet (+ @fastify/helmet
- * with leadline's options), hooks (+ three async hooks: auth-shaped onRequest,
- * onSend header, onResponse log).
+ * pino line per request to a file, as leadline logs), helmet (+ leadline's own
+ * helmet headers, dist/http/hardening.js: helmet's header set computed once,
+ * set in one hook), hooks (+ three async hooks: auth-shaped onRequest, onSend
+ * header, onResponse log).
  */
-import helmet from '@fastify/helmet';
 import Fastify from 'fastify';
 import pino from 'pino';
+import { harden } from '../../dist/http/hardening.js';
 
 const rung = process.env.RUNG ?? 'fastify';
 const bytes = Number(process.env.BYTES ?? 373);
@@ -23,11 +24,7 @@ const app = Fastify(
     ? { loggerInstance: pino({ level: 'info' }, pino.destination(process.env.LOG_FILE ?? '/dev/null')), disableRequestLogging: true }
     : { logger: false },
 );
-if (has('helmet')) {
-  await app.register(helmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-  });
-}
+if (has('helmet')) await harden(app, { maxConnections: 0 });
 if (has('hooks')) {
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith('/api') && typeof request.headers['x-api-key'] !== 'string') throw new Error('no key');

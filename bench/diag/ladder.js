@@ -32,7 +32,7 @@ try {
   const servers = [
     ['node:http (the floor)', await startFloor('', join(tmp, 'floor.log'), { FLOOR_SMALL: JSON.stringify({ GET: [bytes, 200] }) })],
   ];
-  for (const [label, rung] of [['Fastify, bare', 'fastify'], ['+ pino line per request', 'log'], ['+ @fastify/helmet', 'helmet'], ['+ 3 async hooks', 'hooks']]) {
+  for (const [label, rung] of [['Fastify, bare', 'fastify'], ['+ pino line per request', 'log'], ['+ helmet headers (as leadline)', 'helmet'], ['+ 3 async hooks', 'hooks']]) {
     servers.push([label, await start(rung, [RUNG], { RUNG: rung, BYTES: String(bytes), LOG_FILE: join(tmp, `${rung}.log`) }, '/health', join(tmp, `${rung}.out`))]);
   }
   servers.push(['leadline (auth, limiter, SQLite)', leadline]);
