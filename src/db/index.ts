@@ -131,11 +131,16 @@ function callbackQueries(pool: pg.Pool, readTimeoutMs: number): PostgresPool {
       new Promise<PostgresQueryResult<unknown>>((resolve, reject) => {
         if (broken) return reject(broken);
         const timer = setTimeout(() => reject((broken = new Error('Query read timeout'))), readTimeoutMs);
-        client.query(text, values as unknown[], (err: Error | undefined, result: pg.QueryResult) => {
+        try {
+          client.query(text, values as unknown[], (err: Error | undefined, result: pg.QueryResult) => {
+            clearTimeout(timer);
+            if (err) reject(err);
+            else resolve(result as unknown as PostgresQueryResult<unknown>);
+          });
+        } catch (err) {
           clearTimeout(timer);
-          if (err) reject(err);
-          else resolve(result as unknown as PostgresQueryResult<unknown>);
-        });
+          reject(err);
+        }
       });
     return {
       query: ((textOrCursor: unknown, values?: ReadonlyArray<unknown>) =>
