@@ -3,7 +3,8 @@
  * several of them. `campaign create` and `campaign update` both go through
  * here, so a value the dialer cannot use never reaches the database.
  */
-import { parseDuration } from '../dialer/duration.js';
+import { formatDurationRange, parseDuration, parseDurationRange } from '../dialer/duration.js';
+import { DEFAULT_FAILURE_MIX_SPEC, formatFailureMix, parseFailureMix } from '../dialer/providers/failure-mix.js';
 import { formatHours, parseHours, parseLocalWindow, validateTimeZone } from '../dialer/hours.js';
 import type { CampaignTable } from '../db/schema.js';
 
@@ -25,10 +26,12 @@ export type CampaignSettings = Partial<
     | 'provider'
     | 'provider_url'
     | 'simulate_success'
+    | 'simulate_failures'
+    | 'simulate_duration'
   >
 >;
 
-/** The defaults, as migration 0001 writes them; docs/dialer.md lists them. */
+/** The defaults, as migrations 0001 and 0006 write them; docs/dialer.md lists them. */
 export const DEFAULT_SETTINGS = Object.freeze({
   timezone: 'UTC',
   hours: 'mon-fri 09:00-17:00',
@@ -38,6 +41,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   concurrency: 1,
   provider: 'simulate',
   simulate_success: 0.5,
+  simulate_failures: DEFAULT_FAILURE_MIX_SPEC,
+  simulate_duration: '0s',
 } satisfies CampaignSettings);
 
 export class SettingsError extends Error {}
@@ -49,6 +54,7 @@ const fail = (message: string): never => {
 // Bounds that catch typos ("--concurrency 5000" for 50) rather than model limits.
 const MAX_ATTEMPTS = 100;
 const MAX_CONCURRENCY = 1000;
+const MAX_SIMULATED_CALL_MS = 24 * 3_600_000;
 
 function wholeNumber(name: string, raw: string, max: number): number {
   const n = Number(raw);
@@ -94,6 +100,14 @@ export const parseSetting = {
     if (!/^(0|1|0?\.\d+|1\.0*)$/.test(raw) || !(p >= 0 && p <= 1)) fail(`--simulate-success must be a probability from 0 to 1, e.g. 0.3, got "${raw}"`);
     return p;
   },
+  // Stored in canonical form, like the hours.
+  simulateFailures: (raw: string) => rethrow('--simulate-failures', () => formatFailureMix(parseFailureMix(raw.trim()))),
+  simulateDuration: (raw: string) =>
+    rethrow('--simulate-duration', () => {
+      const range = parseDurationRange(raw);
+      if (range[1] > MAX_SIMULATED_CALL_MS) throw new Error('a simulated call lasts at most 1d');
+      return formatDurationRange(range);
+    }),
 };
 
 /** Checks that need several settings at once, on the campaign as it will be stored. */

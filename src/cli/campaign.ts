@@ -19,7 +19,13 @@ function settingsOptions(command: Command): Command {
     .option('--predial-secret <secret>', 'signs predial and webhook requests (HMAC-SHA256)', arg(parseSetting.predialSecret))
     .option('--provider <name>', 'call provider: simulate or webhook (default simulate)', arg(parseSetting.provider))
     .option('--provider-url <url>', 'where the webhook provider POSTs each call', arg(parseSetting.providerUrl))
-    .option('--simulate-success <p>', 'simulate provider: probability a call succeeds, 0..1 (default 0.5)', arg(parseSetting.simulateSuccess));
+    .option('--simulate-success <p>', 'simulate provider: probability a call succeeds, 0..1 (default 0.5)', arg(parseSetting.simulateSuccess))
+    .option(
+      '--simulate-failures <mix>',
+      'simulate provider: how failed calls split, shares adding up to 1 (default no-answer=0.6,busy=0.25,voicemail=0.15)',
+      arg(parseSetting.simulateFailures),
+    )
+    .option('--simulate-duration <range>', 'simulate provider: call duration, e.g. 2s or 1s-5s (default 0s)', arg(parseSetting.simulateDuration));
 }
 
 type SettingsFlags = {
@@ -34,6 +40,8 @@ type SettingsFlags = {
   provider?: string;
   providerUrl?: string;
   simulateSuccess?: number;
+  simulateFailures?: string;
+  simulateDuration?: string;
 };
 
 const toSettings = (o: SettingsFlags): CampaignSettings => ({
@@ -48,6 +56,8 @@ const toSettings = (o: SettingsFlags): CampaignSettings => ({
   provider: o.provider,
   provider_url: o.providerUrl,
   simulate_success: o.simulateSuccess,
+  simulate_failures: o.simulateFailures,
+  simulate_duration: o.simulateDuration,
 });
 
 /** settings that contradict each other are a usage error too */
@@ -61,7 +71,10 @@ async function usage<T>(fn: () => Promise<T>): Promise<T> {
 
 /** readable settings, secrets left out */
 function describe(c: CampaignRow): string {
-  const provider = c.provider === 'webhook' ? `webhook ${c.provider_url}` : `${c.provider} (success ${c.simulate_success})`;
+  const provider =
+    c.provider === 'webhook'
+      ? `webhook ${c.provider_url}`
+      : `${c.provider} (success ${c.simulate_success}; failures ${c.simulate_failures}; duration ${c.simulate_duration})`;
   return [
     `campaignId:    ${c.id}`,
     `timezone:      ${c.timezone}`,

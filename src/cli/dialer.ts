@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { createDb } from '../db/index.js';
-import { parseDuration } from '../dialer/duration.js';
+import { parseDuration, parseDurationRange } from '../dialer/duration.js';
 import { loadCampaigns } from '../dialer/repository.js';
 import { Dialer } from '../dialer/worker.js';
 import { AppError } from '../errors.js';
@@ -23,12 +23,11 @@ function duration(name: string, minMs = 0) {
 
 /** "2s" or "1s-5s" */
 function durationRange(raw: string): [number, number] {
-  const [a, b, extra] = raw.split('-');
-  if (a === undefined || extra !== undefined) throw new Error(`--simulate-duration must be DURATION or MIN-MAX, e.g. 2s or 1s-5s, got "${raw}"`);
-  const min = parseDuration(a);
-  const max = b === undefined ? min : parseDuration(b);
-  if (max < min) throw new Error(`--simulate-duration: ${b} is shorter than ${a}`);
-  return [min, max];
+  try {
+    return parseDurationRange(raw);
+  } catch (err) {
+    throw new Error(`--simulate-duration: ${(err as Error).message}`);
+  }
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -44,7 +43,11 @@ export function registerDialer(program: Command): void {
     .option('--grace <duration>', 'on SIGTERM, how long calls in flight may take to finish before they are released (default 30s)', arg(duration('--grace')))
     .option('--predial-timeout <duration>', 'how long the predial function may take (default 5s)', arg(duration('--predial-timeout', 1000)))
     .option('--call-timeout <duration>', 'how long a webhook call may take (default 5m)', arg(duration('--call-timeout', 1000)))
-    .option('--simulate-duration <range>', 'simulate provider: call duration, e.g. 2s or 1s-5s (default 0s)', arg(durationRange))
+    .option(
+      '--simulate-duration <range>',
+      "simulate provider: call duration for every campaign, e.g. 2s or 1s-5s (default: each campaign's --simulate-duration)",
+      arg(durationRange),
+    )
     .action(async (o) => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
@@ -65,7 +68,8 @@ export function registerDialer(program: Command): void {
           pollIntervalMs: o.pollInterval ?? 1000,
           predialTimeoutMs: o.predialTimeout ?? 5000,
           callTimeoutMs: o.callTimeout ?? 5 * 60_000,
-          simulateDurationMs: o.simulateDuration ?? [0, 0],
+          // absent: each campaign's own simulate duration
+          simulateDurationMs: o.simulateDuration,
         });
         let stopped: Promise<void> | undefined;
         const stop = (signal: string) => {

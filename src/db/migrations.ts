@@ -12,6 +12,7 @@ import { dialer } from './migrations/0002_dialer.js';
 import { dashboard } from './migrations/0003_dashboard.js';
 import { leadsAnalyze } from './migrations/0004_leads_analyze.js';
 import { leadZones } from './migrations/0005_lead_zones.js';
+import { simulateSettings } from './migrations/0006_simulate_settings.js';
 
 /** every migration, by name; names sort in the order they run */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -21,6 +22,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0003_dashboard': dashboard(dialect),
     '0004_leads_analyze': leadsAnalyze(dialect),
     '0005_lead_zones': leadZones(dialect),
+    '0006_simulate_settings': simulateSettings(dialect),
   };
 }
 

@@ -22,6 +22,10 @@ export interface CampaignTable {
   provider: string;
   provider_url: string | null;
   simulate_success: number;
+  /** how simulated failures split, e.g. "no-answer=0.6,busy=0.25,voicemail=0.15" (migration 0006) */
+  simulate_failures: string;
+  /** simulated call duration, "0s" or a range like "1s-5s" (migration 0006) */
+  simulate_duration: string;
   created_at: number;
 }
 

@@ -70,3 +70,23 @@ export function formatDuration(ms: number): string {
   }
   return out;
 }
+
+/**
+ * A duration or a range of them: "2s" or "1s-5s" (the simulate provider's
+ * call duration). Returns [min, max] in ms.
+ */
+export function parseDurationRange(raw: string): [number, number] {
+  const [a, b, extra] = raw.trim().split('-');
+  if (a === undefined || a === '' || b === '' || extra !== undefined) {
+    throw new DurationError(raw, 'expected a duration or MIN-MAX, e.g. 2s or 1s-5s');
+  }
+  const min = parseDuration(a);
+  const max = b === undefined ? min : parseDuration(b);
+  if (max < min) throw new DurationError(raw, `${b} is shorter than ${a}`);
+  return [min, max];
+}
+
+/** canonical spelling of a range: "0s", "2s", "1s-5s" */
+export function formatDurationRange([min, max]: readonly [number, number]): string {
+  return min === max ? formatDuration(min) : `${formatDuration(min)}-${formatDuration(max)}`;
+}

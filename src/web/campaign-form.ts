@@ -20,6 +20,8 @@ export const LABELS = {
   provider: 'Provider',
   provider_url: 'Provider URL',
   simulate_success: 'Simulated success rate',
+  simulate_failures: 'Simulated failure mix',
+  simulate_duration: 'Simulated call duration',
 } as const;
 export type Field = keyof typeof LABELS;
 export type FormValues = Partial<Record<Field | 'name' | 'clear_predial_secret', string>>;
@@ -46,13 +48,17 @@ export function valuesOf(c: CampaignTable): FormValues {
     provider: c.provider,
     provider_url: c.provider_url ?? '',
     simulate_success: String(c.simulate_success),
+    simulate_failures: c.simulate_failures,
+    simulate_duration: c.simulate_duration,
   };
 }
 
 /**
  * The settings a submitted form asks for. An empty predial URL or provider URL
  * removes it; an empty predial secret keeps the stored one (it is never sent
- * back to the browser), unless "remove the secret" is ticked.
+ * back to the browser), unless "remove the secret" is ticked. The simulated
+ * failure mix and call duration are required when sent; a form from before
+ * they existed (one without the fields at all) keeps their current value.
  */
 export function parseForm(f: FormValues): CampaignSettings {
   const text = (field: Field) => (f[field] ?? '').trim();
@@ -73,6 +79,8 @@ export function parseForm(f: FormValues): CampaignSettings {
     provider: parseSetting.provider(required('provider')),
     provider_url: optional('provider_url', parseSetting.providerUrl),
     simulate_success: parseSetting.simulateSuccess(required('simulate_success')),
+    simulate_failures: f.simulate_failures === undefined ? undefined : parseSetting.simulateFailures(required('simulate_failures')),
+    simulate_duration: f.simulate_duration === undefined ? undefined : parseSetting.simulateDuration(required('simulate_duration')),
   };
   if (f.clear_predial_secret === '1') settings.predial_secret = null;
   else if ((f.predial_secret ?? '') !== '') settings.predial_secret = parseSetting.predialSecret(f.predial_secret!);

@@ -41,6 +41,7 @@ describe('leadline campaign create / update', () => {
       '--retry-delay', '1h30m', '--concurrency', '4', '--local-window', '09:00-20:00',
       '--predial-url', 'https://crm.example/predial', '--predial-secret', 's3cret',
       '--provider', 'webhook', '--provider-url', 'https://phone.example/call', '--simulate-success', '0.25',
+      '--simulate-failures', 'busy=0.5,no-answer=0.5', '--simulate-duration', '1s-5s',
     ]);
     expect(await campaign(campaignId)).toMatchObject({
       timezone: 'America/New_York',
@@ -54,6 +55,8 @@ describe('leadline campaign create / update', () => {
       provider: 'webhook',
       provider_url: 'https://phone.example/call',
       simulate_success: 0.25,
+      simulate_failures: 'no-answer=0.5,busy=0.5',
+      simulate_duration: '1s-5s',
     });
     const { campaignId: plain } = await json(['campaign', 'create', '--company', companyId, '--name', 'Defaults']);
     const defaults = {
@@ -65,6 +68,8 @@ describe('leadline campaign create / update', () => {
       local_window: '08:00-21:00',
       provider: 'simulate',
       simulate_success: 0.5,
+      simulate_failures: 'no-answer=0.6,busy=0.25,voicemail=0.15',
+      simulate_duration: '0s',
     };
     expect(await campaign(plain)).toMatchObject({ ...defaults, predial_url: null, predial_secret: null, provider_url: null });
     // the constant the docs and the code name is what the database writes
@@ -80,6 +85,10 @@ describe('leadline campaign create / update', () => {
     expect(text.stdout).toContain('local window:  off');
     expect(text.stdout).toContain('retry delay:   0s');
     expect(text.stdout).not.toContain('hush');
+    const sim = await run(['campaign', 'update', campaignId, '--simulate-failures', 'voicemail=1', '--simulate-duration', '2s']);
+    expect(sim.code).toBe(0);
+    expect(sim.stdout).toContain('provider:      simulate (success 0.5; failures voicemail=1; duration 2s)');
+    expect(await campaign(campaignId)).toMatchObject({ simulate_failures: 'voicemail=1', simulate_duration: '2s', max_attempts: 7 });
   });
 
   // Every parser is covered in settings.test.ts; here, that a refusal is exit 2 with the message, from both commands.
@@ -87,6 +96,8 @@ describe('leadline campaign create / update', () => {
     [['--timezone', 'Mars/Base'], '--timezone: invalid timezone "Mars/Base"'],
     [['--retry-delay', '30 minutes'], '--retry-delay: invalid duration "30 minutes"'],
     [['--provider', 'webhook'], '--provider webhook needs --provider-url'],
+    [['--simulate-failures', 'busy=0.5'], '--simulate-failures: the shares must add up to 1; these add up to 0.5'],
+    [['--simulate-duration', '5s-1s'], '--simulate-duration: invalid duration "5s-1s": 1s is shorter than 5s'],
   ])('refuses %j with exit 2 and says why', async (args, message) => {
     const { campaignId } = await json(['campaign', 'create', '--company', companyId, '--name', 'target']);
     for (const command of [['campaign', 'create', '--company', companyId, '--name', 'bad'], ['campaign', 'update', campaignId]]) {
@@ -129,6 +140,24 @@ describe('leadline dialer, recycle and lead explain', () => {
     expect(now).toMatchObject({ due: true, reasons: [] });
     expect(Date.parse(now.nextDueAt)).toBeLessThanOrEqual(Date.now());
     expect((await leadRow(db, ids[0]!))!).toMatchObject({ status: 'attempting', attempts: 1 });
+  });
+
+  it("the simulate provider follows the campaign's failure mix and call duration; the dialer's --simulate-duration overrides it", async () => {
+    const { campaignId } = await json([
+      'campaign', 'create', '--company', companyId, '--name', 'Simulated', '--hours', 'mon-sun 00:00-24:00', '--local-window', '00:00-24:00',
+      '--simulate-success', '0', '--simulate-failures', 'voicemail=1', '--simulate-duration', '1s', '--retry-delay', '0s',
+    ]);
+    await seedLeads(db, campaignId, [{}]);
+    const slow = startDialer(['--once', '--campaign', campaignId], env);
+    expect(await slow.exited).toBe(0);
+    const [first] = slow.logs().filter((l) => l.msg === 'attempt');
+    expect(first).toMatchObject({ outcome: 'voicemail', success: false });
+    expect(first!.ms).toBeGreaterThanOrEqual(1000);
+    const quick = startDialer(['--once', '--campaign', campaignId, '--simulate-duration', '0s'], env);
+    expect(await quick.exited).toBe(0);
+    const [second] = quick.logs().filter((l) => l.msg === 'attempt');
+    expect(second).toMatchObject({ outcome: 'voicemail', attempt: 2 });
+    expect(second!.ms).toBeLessThan(1000);
   });
 
   it('lead explain: exactly one identifier (exit 2); an unknown lead or campaign exits 1', async () => {

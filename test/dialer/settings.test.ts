@@ -32,6 +32,16 @@ describe('parseSetting', () => {
     ['simulateSuccess', '0.25', 0.25],
     ['simulateSuccess', '.5', 0.5],
     ['simulateSuccess', '1.0', 1],
+    ['simulateFailures', 'no-answer=0.6,busy=0.25,voicemail=0.15', 'no-answer=0.6,busy=0.25,voicemail=0.15'],
+    ['simulateFailures', ' voicemail = .15, busy=0.25 ,no-answer=0.6 ', 'no-answer=0.6,busy=0.25,voicemail=0.15'],
+    ['simulateFailures', 'busy=1', 'busy=1'],
+    ['simulateFailures', 'no-answer=0.1,busy=0.2,voicemail=0.7', 'no-answer=0.1,busy=0.2,voicemail=0.7'],
+    ['simulateFailures', 'busy=0,voicemail=1.0', 'voicemail=1'],
+    ['simulateDuration', '0s', '0s'],
+    ['simulateDuration', '2s', '2s'],
+    ['simulateDuration', '1s-5s', '1s-5s'],
+    ['simulateDuration', ' 90s-2m ', '1m30s-2m'],
+    ['simulateDuration', '3s-3s', '3s'],
   ] as const)('%s %j -> %j', (setting, raw, value) => {
     expect(parseSetting[setting](raw)).toBe(value);
   });
@@ -68,6 +78,20 @@ describe('parseSetting', () => {
     ['simulateSuccess', 'half', /--simulate-success/],
     ['simulateSuccess', '', /--simulate-success/],
     ['simulateSuccess', '1e-1', /--simulate-success/],
+    ['simulateFailures', 'no-answer=0.6,busy=0.25', /--simulate-failures: the shares must add up to 1; these add up to 0.85/],
+    ['simulateFailures', 'no-answer=0.6,busy=0.5', /--simulate-failures: the shares must add up to 1; these add up to 1.1/],
+    ['simulateFailures', 'hangup=1', /--simulate-failures: unknown outcome "hangup" \(use no-answer, busy, voicemail\)/],
+    ['simulateFailures', 'answered=1', /--simulate-failures: unknown outcome "answered"/],
+    ['simulateFailures', 'busy=0.5,busy=0.5', /--simulate-failures: "busy" is given twice/],
+    ['simulateFailures', 'busy=1.5', /--simulate-failures: the share of busy must be a probability from 0 to 1/],
+    ['simulateFailures', 'busy=-0.5,no-answer=1.5', /--simulate-failures: the share of busy/],
+    ['simulateFailures', 'busy', /--simulate-failures: expected OUTCOME=SHARE/],
+    ['simulateFailures', '', /--simulate-failures/],
+    ['simulateDuration', '5s-1s', /--simulate-duration: .*5s is shorter|--simulate-duration: .*1s is shorter/],
+    ['simulateDuration', '1s-', /--simulate-duration/],
+    ['simulateDuration', '2 seconds', /--simulate-duration: invalid duration/],
+    ['simulateDuration', '2d', /--simulate-duration: a simulated call lasts at most 1d/],
+    ['simulateDuration', '', /--simulate-duration/],
   ] as const)('%s %j is refused', (setting, raw, message) => {
     expect(() => parseSetting[setting](raw)).toThrow(SettingsError);
     expect(() => parseSetting[setting](raw)).toThrow(message);

@@ -112,6 +112,39 @@ describe.each(await availableStores())('dashboard pages on %s', (kind) => {
     expect((await a.get(`/dashboard/campaigns/${row.id}`)).body).not.toContain('s3cret');
   });
 
+  it("sets the simulate provider's failure mix and call duration, checked like the CLI's", async () => {
+    const form = await a.get('/dashboard/campaigns/new');
+    expect(form.body).toContain('value="no-answer=0.6,busy=0.25,voicemail=0.15"');
+    expect(form.body).toContain('Simulated call duration');
+    const sim = { simulate_failures: 'busy=0.25,no-answer=0.75', simulate_duration: '1s-3s' };
+    expect((await a.post('/dashboard/campaigns', { ...settings(), ...sim, name: 'Simulated' })).location).toBe('/dashboard/campaigns?done=created');
+    const row = await f.db.kysely.selectFrom('campaigns').selectAll().where('name', '=', 'Simulated').executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ simulate_failures: 'no-answer=0.75,busy=0.25', simulate_duration: '1s-3s' });
+    const bad = await a.post(`/dashboard/campaigns/${row.id}`, { ...settings(), ...sim, simulate_failures: 'busy=0.5' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toContain('Simulated failure mix: the shares must add up to 1');
+    const empty = await a.post(`/dashboard/campaigns/${row.id}`, { ...settings(), ...sim, simulate_duration: '' });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toContain('Simulated call duration is required');
+    // refused: nothing written
+    expect(await f.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow()).toMatchObject({
+      simulate_failures: 'no-answer=0.75,busy=0.25',
+      simulate_duration: '1s-3s',
+    });
+    const saved = await a.post(`/dashboard/campaigns/${row.id}`, { ...settings(), simulate_failures: 'voicemail=1', simulate_duration: '2s' });
+    expect(saved.location).toBe(`/dashboard/campaigns/${row.id}?done=saved`);
+    // a form without the fields (as posted before they existed) keeps them
+    expect((await a.post(`/dashboard/campaigns/${row.id}`, { ...settings(), concurrency: '3' })).location).toBe(`/dashboard/campaigns/${row.id}?done=saved`);
+    expect(await f.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow()).toMatchObject({
+      simulate_failures: 'voicemail=1',
+      simulate_duration: '2s',
+      concurrency: 3,
+    });
+    const edit = (await a.get(`/dashboard/campaigns/${row.id}`)).body;
+    expect(edit).toContain('value="voicemail=1"');
+    expect(edit).toContain('value="2s"');
+  });
+
   it("company B's user finds nothing of company A by URL, and changes nothing", async () => {
     const [leadA] = await seed(f, f.ids.campaignA, [{ phoneNumber: '+14155551111' }]);
     await a.get('/dashboard/settings/keys');

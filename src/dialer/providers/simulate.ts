@@ -1,13 +1,19 @@
 /**
  * A pretend telephone, for demos and tests: each call succeeds with the
- * campaign's probability, otherwise fails as no-answer, busy or voicemail,
- * and takes a duration drawn from a range. Randomness and sleeping are
- * injected so tests are deterministic.
+ * campaign's probability, otherwise fails as no-answer, busy or voicemail in
+ * the campaign's failure mix, and takes a duration drawn from a range (the
+ * campaign's, or the dialer's --simulate-duration). Randomness and sleeping
+ * are injected so tests are deterministic.
  */
 import { ABORTED, type CallProvider, type CallResult } from './types.js';
 
-/** how the failures split, in order; the weights sum to 1 */
-export const FAILURE_OUTCOMES: readonly (readonly [outcome: string, weight: number])[] = [
+/** the outcomes of a failed simulated call, in the order the mix is written */
+export const FAILURE_OUTCOMES = ['no-answer', 'busy', 'voicemail'] as const;
+export type FailureOutcome = (typeof FAILURE_OUTCOMES)[number];
+export type FailureMix = readonly (readonly [outcome: FailureOutcome, share: number])[];
+
+/** how failures split by default (and before they could be set): 60 / 25 / 15 */
+export const DEFAULT_FAILURE_MIX: FailureMix = [
   ['no-answer', 0.6],
   ['busy', 0.25],
   ['voicemail', 0.15],
@@ -16,6 +22,8 @@ export const FAILURE_OUTCOMES: readonly (readonly [outcome: string, weight: numb
 export interface SimulateOptions {
   /** probability a call succeeds, 0..1 */
   success: number;
+  /** how the failed calls split; the shares sum to 1. Default DEFAULT_FAILURE_MIX. */
+  failures?: FailureMix;
   /** call duration in ms, drawn uniformly from [min, max] */
   durationMs?: readonly [min: number, max: number];
   random?: () => number;
@@ -39,17 +47,19 @@ export function simulateProvider(o: SimulateOptions): CallProvider {
   const random = o.random ?? Math.random;
   const sleep = o.sleep ?? abortableSleep;
   const [min, max] = o.durationMs ?? [0, 0];
+  const failures = (o.failures ?? DEFAULT_FAILURE_MIX).filter(([, share]) => share > 0);
   return {
     async call(_request, signal): Promise<CallResult> {
       await sleep(min + Math.round(random() * (max - min)), signal);
       if (signal.aborted) return { success: false, outcome: ABORTED, reason: 'the dialer is shutting down' };
       if (random() < o.success) return { success: true, outcome: 'answered' };
       let r = random();
-      for (const [outcome, weight] of FAILURE_OUTCOMES) {
-        if (r < weight) return { success: false, outcome };
-        r -= weight;
+      for (const [outcome, share] of failures) {
+        if (r < share) return { success: false, outcome };
+        r -= share;
       }
-      return { success: false, outcome: FAILURE_OUTCOMES[0]![0] };
+      // r was within rounding of 1: the last outcome with a share
+      return { success: false, outcome: failures.at(-1)?.[0] ?? 'no-answer' };
     },
   };
 }

@@ -19,6 +19,8 @@ const DEFAULT_VALUES: FormValues = {
   concurrency: String(DEFAULT_SETTINGS.concurrency),
   provider: DEFAULT_SETTINGS.provider,
   simulate_success: String(DEFAULT_SETTINGS.simulate_success),
+  simulate_failures: DEFAULT_SETTINGS.simulate_failures,
+  simulate_duration: DEFAULT_SETTINGS.simulate_duration,
 };
 
 export function campaignRoutes(dash: Dashboard) {

@@ -42,6 +42,8 @@ const HINTS: Partial<Record<Field, Html | string>> = {
   predial_secret: 'Sent to the predial URL. Never shown again; leave empty to keep the current one.',
   provider_url: 'Where the webhook provider posts calls. Required for webhook.',
   simulate_success: 'For the simulate provider: the share of calls that succeed, 0 to 1.',
+  simulate_failures: html`How the simulated calls that fail split; shares adding up to 1, e.g. <code>no-answer=0.6,busy=0.25,voicemail=0.15</code>.`,
+  simulate_duration: html`How long a simulated call lasts, e.g. <code>0s</code>, <code>2s</code> or <code>1s-5s</code>.`,
 };
 
 function input(field: Field, values: FormValues, type = 'text', extra: Html | string = '') {
@@ -83,6 +85,8 @@ ${notice('error', o.error)}
         <select id="f-provider" name="provider">${PROVIDERS.map((p) => html`<option${values.provider === p ? html` selected` : ''}>${p}</option>`)}</select></div>
       ${input('provider_url', values, 'url')}
       ${input('simulate_success', values, 'text', 'required inputmode="decimal"')}
+      ${input('simulate_failures', values, 'text', 'required')}
+      ${input('simulate_duration', values, 'text', 'required')}
       ${input('predial_url', values, 'url')}
       <div class="field"><label for="f-predial_secret">${LABELS.predial_secret}${o.secretSet ? html` <span class="muted">(set)</span>` : ''}</label>
         <input id="f-predial_secret" name="predial_secret" type="password" autocomplete="off" value="">
