@@ -1,7 +1,9 @@
 /**
  * One claimed lead, start to finish: check the called person's local time,
  * fetch the number for a prefetch lead, place the call, record the attempt.
- * Every path ends in exactly one write: an attempt, a deferral, or a release.
+ * Every path ends in exactly one write to the lead: an attempt, or a release
+ * that undoes the claim (a deferral is a release that may also store the
+ * zones of a prefetch lead's number).
  */
 import type { Db } from '../db/index.js';
 import type { DialerCampaign } from './campaign.js';
