@@ -18,7 +18,7 @@ import { serviceAvailable } from '../helpers/services.js';
 const KNOWN = 20_000;
 const FRESH = 5_000;
 
-describe.skipIf(!(await serviceAvailable('postgres')))('the duplicate lookup plan on PostgreSQL', () => {
+describe.skipIf(!(await serviceAvailable('postgres')))('plans for a campaign the statistics do not know, on PostgreSQL', () => {
   let store: TestStore;
   let db: Db;
   let fresh: string;
