@@ -8,6 +8,8 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const FORMAT = /^ll_([A-Za-z0-9]{32})([0-9a-f]{8})$/;
+/** the length of every well-formed key value */
+export const KEY_LENGTH = 3 + 32 + 8;
 
 /**
  * sha256 as hex. Every authenticated request hashes twice (the checksum, then
