@@ -13,9 +13,10 @@ import { dashboard } from './migrations/0003_dashboard.js';
 import { leadsAnalyze } from './migrations/0004_leads_analyze.js';
 import { leadZones } from './migrations/0005_lead_zones.js';
 import { simulateSettings } from './migrations/0006_simulate_settings.js';
+import { unclaimedAttempting } from './migrations/0007_unclaimed_attempting.js';
 
 /** every migration, by name; names sort in the order they run */
-function migrations(dialect: Dialect): Record<string, Migration> {
+export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_core': core(dialect),
     '0002_dialer': dialer(dialect),
@@ -23,6 +24,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0004_leads_analyze': leadsAnalyze(dialect),
     '0005_lead_zones': leadZones(dialect),
     '0006_simulate_settings': simulateSettings(dialect),
+    '0007_unclaimed_attempting': unclaimedAttempting(dialect),
   };
 }
 
