@@ -134,15 +134,19 @@ describe('slow and abusive clients do not starve a well-behaved one', () => {
     const bodyMax = Math.max(...closedAt.slice(IDLE + LORIS));
     expect(idleMax).toBeLessThan(HEADERS_MS + SLACK_MS);
     expect(lorisMax).toBeLessThan(HEADERS_MS + SLACK_MS);
+    expect(Math.min(...closedAt.slice(IDLE, IDLE + LORIS))).toBeGreaterThanOrEqual(HEADERS_MS - 100);
     expect(Math.min(...closedAt.slice(IDLE + LORIS))).toBeGreaterThanOrEqual(REQUEST_MS - 100);
     expect(bodyMax).toBeLessThan(REQUEST_MS + SLACK_MS);
-    // Each got a 408 envelope. The server writes it and closes at once, as Node
-    // does; the client is still sending, so the close is a reset, and on a busy
-    // machine a reset can overtake the 408 before the client reads it (seen
-    // once in four runs with 9,000 idle sockets): what arrived is a 408,
-    // and nearly all of them arrive.
+    // What arrived is a 408. The server writes it and closes at once, as Node
+    // does; the client is still sending, so the close is a reset, and on a
+    // loaded machine the reset can overtake the 408 before the client reads
+    // it, for a whole group at once (seen twice in ~30 loaded runs: loris 0 of
+    // 100 read, every one ECONNRESET, bodies 100 of 100). So this counts what
+    // was read rather than demanding it; one socket at a time, the 408
+    // envelope is asserted exactly in connection-limits.test.ts.
+    const answered = (group: RawClient[]) => group.filter((c) => c.received() !== '').length;
     for (const c of [...loris, ...bodies]) if (c.received() !== '') expect(c.received()).toMatch(/^HTTP\/1\.1 408 /);
-    expect([...loris, ...bodies].filter((c) => c.received() !== '').length).toBeGreaterThanOrEqual(0.9 * (LORIS + BODIES));
+    expect(answered(loris) + answered(bodies), 'no slow socket read its 408').toBeGreaterThan(0);
 
     // and the well-behaved client was served, promptly, all along
     expect(goodAnswers.length).toBeGreaterThan(20);
@@ -154,6 +158,7 @@ describe('slow and abusive clients do not starve a well-behaved one', () => {
     expect(median).toBeLessThan(GOOD_CLIENT_MEDIAN_MS);
     console.log(
       `slow clients: ${IDLE} idle closed by ${idleMax} ms, loris by ${lorisMax} ms, bodies by ${bodyMax} ms; ` +
+        `408s read: loris ${answered(loris)}, bodies ${answered(bodies)}; ` +
         `good client ${goodAnswers.length} requests, median ${Math.round(median)} ms, slowest ${Math.round(slowest)} ms`,
     );
   }, 60_000);
