@@ -227,7 +227,11 @@ const sqliteTopPriority = (r: ClaimRequest, below: number) => sql<{ p: number | 
   select max(priority) as p from leads
   where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority < ${below}`;
 
-/** SQLite: the due leads of one priority, best first */
+/**
+ * SQLite: the due leads of one priority, best first. The limit is bound as
+ * `? + 0`: a bare `LIMIT ?` informs SQLite's plan, so every new value would
+ * re-prepare the statement (BENCHMARKS.md item 10).
+ */
 const sqliteDue = (r: ClaimRequest, zones: readonly number[] | null, priority: number, limit: number) => sql<ClaimRow>`
   select seq, id, campaign_id, phone_number, external_id, metadata, priority, scheduled_for,
     status as prev_status, next_attempt_at as prev_next, attempts, extra_attempts, local_zones
@@ -235,7 +239,7 @@ const sqliteDue = (r: ClaimRequest, zones: readonly number[] | null, priority: n
   where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority = ${priority}
     and ${dueKey('sqlite')} <= ${iso(r.dueBy ?? r.now)} and attempts < ${r.maxAttempts} + extra_attempts ${inZones('sqlite', zones)}
   order by ${dueKey('sqlite')}, seq
-  limit ${limit}`;
+  limit ${limit} + 0`;
 
 /**
  * The plan the database picks for a claim, one line per node: EXPLAIN of the
