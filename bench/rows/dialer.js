@@ -73,7 +73,8 @@ async function benchDialer({ api, url, campaignId, workers, concurrency, warmSec
     return { rate, attempts: n1 - n0, plan, cpuUsPerLead: (cpu * 1000) / (n1 - n0), rss };
   } finally {
     for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGTERM');
-    await Promise.race([Promise.all(children.map((c) => c.exited)), new Promise((r) => setTimeout(r, 15_000))]);
+    // unref'd: a pending 15 s timer would otherwise hold the bench open after the workers exit
+    await Promise.race([Promise.all(children.map((c) => c.exited)), new Promise((r) => setTimeout(r, 15_000).unref())]);
     for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
     await db.close();
   }
