@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createKey } from '../dist/auth/service.js';
 import { createCampaign, createCompany } from '../dist/campaigns/service.js';
-import { createDb } from '../dist/db/index.js';
+import { openStore } from '../dist/store/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/leadline.js', import.meta.url));
 const PG_ADMIN = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -77,7 +77,7 @@ async function freshStore(kind, n) {
     url = u.toString();
     drop = () => adminQuery(`drop database if exists ${name} with (force)`);
   }
-  const db = createDb(kind === 'sqlite' ? { kind, path: url.slice('sqlite:'.length) } : { kind, url });
+  const db = openStore(kind === 'sqlite' ? { kind, path: url.slice('sqlite:'.length) } : { kind, url });
   await db.migrate();
   const { companyId } = await createCompany(db, 'Bench');
   const { campaignId } = await createCampaign(db, { companyId, name: 'Import' });

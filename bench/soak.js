@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { createKey } from '../dist/auth/service.js';
 import { createCampaign, createCompany } from '../dist/campaigns/service.js';
 import { parseDatabaseUrl } from '../dist/config.js';
-import { createDb } from '../dist/db/index.js';
+import { openStore } from '../dist/store/index.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RPS = Number(process.env.SOAK_RPS ?? 100);
@@ -69,7 +69,7 @@ function percentile(sorted, p) {
 }
 
 async function setup() {
-  const db = createDb(parseDatabaseUrl(databaseUrl), { pgPoolSize: 2 });
+  const db = openStore(parseDatabaseUrl(databaseUrl), { pgPoolSize: 2 });
   await db.migrate();
   const { companyId } = await createCompany(db, 'Soak Co');
   const campaigns = [];
@@ -248,7 +248,7 @@ async function main() {
   }
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
-  const db = createDb(parseDatabaseUrl(databaseUrl), { pgPoolSize: 1 });
+  const db = openStore(parseDatabaseUrl(databaseUrl), { pgPoolSize: 1 });
   const { n } = await db.kysely.selectFrom('leads').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   await db.close();
   const expected = told.created - told.deleted;

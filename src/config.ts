@@ -1,5 +1,6 @@
 /**
- * The one place that reads the environment. `loadConfig` parses and validates
+ * The one place that reads the server's environment (the client commands'
+ * LEADLINE_URL and LEADLINE_API_KEY are read in cli/remote.ts). `loadConfig` parses and validates
  * it once; the frozen result is passed down explicitly, never imported, so
  * tests can build as many differently-configured apps as they like.
  */

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
  *
  * Small requests take their bytes from a pool filled by one randomBytes call
  * per POOL_BYTES (as Node does for randomUUID): a randomBytes call per single
- * create cost ~3% of the server's CPU on row 5 of the bench (OpenSSL's DRBG
+ * create cost ~3% of the server's CPU for single creates at 50 connections (OpenSSL's DRBG
  * behind it, measured with perf), for 16 bytes. Same generator, same bytes
  * per id; each byte is handed out once.
  */

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { createKey } from './auth/service.js';
 import { createCampaign, createCompany } from './campaigns/service.js';
 import type { Config } from './config.js';
-import { createDb, type Db } from './db/index.js';
+import { openStore, type Store } from './store/index.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './ratelimit/index.js';
@@ -19,26 +19,25 @@ export interface RunningServer {
 }
 
 /** On a database with no company at all, make one ready-to-curl demo. */
-async function seedDemo(db: Db): Promise<{ companyId: string; campaignId: string; key: string; email: string; password: string } | null> {
-  const any = await db.kysely.selectFrom('companies').select('id').limit(1).executeTakeFirst();
-  if (any) return null;
-  const { companyId } = await createCompany(db, 'Demo company');
-  const { campaignId } = await createCampaign(db, { companyId, name: 'Demo campaign', hours: 'mon-sun 00:00-24:00' });
-  const { key } = await createKey(db, { companyId, name: 'demo write key', scope: 'write' });
-  const { email, oneTimePassword: password } = await createUser(db, { companyId, email: 'demo@example.com' });
+async function seedDemo(store: Store): Promise<{ companyId: string; campaignId: string; key: string; email: string; password: string } | null> {
+  if (await store.companies.any()) return null;
+  const { companyId } = await createCompany(store, 'Demo company');
+  const { campaignId } = await createCampaign(store, { companyId, name: 'Demo campaign', hours: 'mon-sun 00:00-24:00' });
+  const { key } = await createKey(store, { companyId, name: 'demo write key', scope: 'write' });
+  const { email, oneTimePassword: password } = await createUser(store, { companyId, email: 'demo@example.com' });
   return { companyId, campaignId, key, email, password };
 }
 
 export async function startServer(config: Config, opts: { seed?: boolean } = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const db = createDb(config.database, {
+  const store = openStore(config.database, {
     pgPoolSize: config.pgPoolSize,
     pgStatementTimeoutMs: config.pgStatementTimeoutMs,
   });
-  await db.migrate();
-  const demo = opts.seed === false ? null : await seedDemo(db);
+  await store.migrate();
+  const demo = opts.seed === false ? null : await seedDemo(store);
   const limiter = await createRateLimiter({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, logger });
-  const app = await buildApp({ config, db, limiter, logger });
+  const app = await buildApp({ config, store, limiter, logger });
   const address = await app.listen({ host: config.host, port: config.port });
   logger.info({ address, database: config.database.kind, redis: Boolean(config.redisUrl) }, 'leadline listening');
   if (demo) {
@@ -65,7 +64,7 @@ export async function startServer(config: Config, opts: { seed?: boolean } = {})
     (closing ??= (async () => {
       await app.close(); // stops accepting, waits for in-flight requests
       await limiter.close();
-      await db.close();
+      await store.close();
     })());
   return { app, url: address, close };
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createKey } from '../../dist/auth/service.js';
 import { createCampaign, createCompany } from '../../dist/campaigns/service.js';
-import { createDb } from '../../dist/db/index.js';
+import { openStore } from '../../dist/store/index.js';
 import { parseDatabaseUrl } from '../../dist/config.js';
 
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -52,7 +52,7 @@ export async function createStore(kind, tmp) {
     drop = () => admin(`drop database if exists ${name} with (force)`);
   }
   // no statement timeout for the seeding statement (a million rows take longer than the default 5 s)
-  const db = createDb(parseDatabaseUrl(url), { pgPoolSize: 2, pgStatementTimeoutMs: 600_000 });
+  const db = openStore(parseDatabaseUrl(url), { pgPoolSize: 2, pgStatementTimeoutMs: 600_000 });
   await db.migrate();
   const { companyId } = await createCompany(db, 'Bench company');
   const campaign = async (name) => (await createCampaign(db, { companyId, name, ...ALWAYS_OPEN })).campaignId;

@@ -10,14 +10,14 @@
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { sql } from 'kysely';
-import { createDb } from '../../dist/db/index.js';
+import { openStore } from '../../dist/store/index.js';
 import { parseDatabaseUrl } from '../../dist/config.js';
 import { LEADLINE_BIN, cpuMs, peakRssMb } from '../lib/procs.js';
 
 /** null when the dialer is not there (yet) */
 async function dialerApi() {
   try {
-    const claims = await import('../../dist/dialer/claim-repository.js');
+    const claims = await import('../../dist/dialer/claim.js');
     const { updateCampaign } = await import('../../dist/campaigns/service.js');
     return typeof claims.claimPlan === 'function' && typeof updateCampaign === 'function' ? { ...claims, updateCampaign } : null;
   } catch {
@@ -26,7 +26,7 @@ async function dialerApi() {
 }
 
 async function benchDialer({ api, url, campaignId, workers, concurrency, warmSeconds, seconds, logFile, log }) {
-  const db = createDb(parseDatabaseUrl(url), { pgPoolSize: 2 });
+  const db = openStore(parseDatabaseUrl(url), { pgPoolSize: 2 });
   const children = [];
   try {
     await api.updateCampaign(db, campaignId, {

@@ -78,7 +78,9 @@ export async function pagesRow(ctx, lastCursor) {
   });
   // the plan of leadline's own statement for the last page
   const { decodeCursor } = await import('../../dist/leads/cursor.js');
-  const repo = await import('../../dist/leads/repository.js');
-  const statements = await capture(store, (k) => repo.listPage(k, kind, campaigns.million, undefined, decodeCursor(lastCursor), S.page));
+  const { SqliteLeadStore } = await import('../../dist/store/sqlite/leads.js');
+  const { PostgresLeadStore } = await import('../../dist/store/postgres/leads.js');
+  const Leads = kind === 'postgres' ? PostgresLeadStore : SqliteLeadStore;
+  const statements = await capture(store, (k) => new Leads(k).listPage(campaigns.million, undefined, decodeCursor(lastCursor), S.page));
   for (const st of statements) plans.push({ title: `${base(4).store}: the last page's statement`, plan: await explain(store, st) });
 }

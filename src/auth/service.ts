@@ -5,10 +5,12 @@
  * key costs no database round trip per request, while a key revoked by any
  * process still fails within one second.
  */
-import type { Db } from '../db/index.js';
+import { sameText } from '../crypto/digest.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { generateKeyValue, hashKey, isWellFormedKey, KEY_LENGTH, sameHash } from './keys.js';
+import type { Store } from '../store/index.js';
+import type { KeyStore } from '../store/keys.js';
+import { generateKeyValue, hashKey, isWellFormedKey, KEY_LENGTH } from './keys.js';
 import type { Principal, Scope } from './principal.js';
 
 interface CacheEntry {
@@ -25,7 +27,7 @@ export class KeyAuthenticator {
   private readonly lastUsedWritten = new Map<string, number>();
 
   constructor(
-    private readonly db: Db,
+    private readonly keys: KeyStore,
     private readonly cacheMs: number,
     private readonly now: () => number = Date.now,
     private readonly onError: (err: unknown) => void = () => {},
@@ -52,13 +54,9 @@ export class KeyAuthenticator {
     if (!isWellFormedKey(value)) return null;
     const hash = hashKey(value);
     const now = this.now();
-    const row = await this.db.kysely
-      .selectFrom('api_keys')
-      .select(['id', 'company_id', 'campaign_id', 'scope', 'key_hash', 'revoked_at'])
-      .where('key_hash', '=', hash)
-      .executeTakeFirst();
+    const row = await this.keys.byHash(hash);
     const principal =
-      row && row.revoked_at === null && sameHash(row.key_hash, hash)
+      row && row.revoked_at === null && sameText(row.key_hash, hash)
         ? { keyId: row.id, companyId: row.company_id, campaignId: row.campaign_id, scope: row.scope }
         : null;
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
@@ -72,12 +70,7 @@ export class KeyAuthenticator {
     const last = this.lastUsedWritten.get(principal.keyId) ?? 0;
     if (now - last >= LAST_USED_EVERY_MS) {
       this.lastUsedWritten.set(principal.keyId, now);
-      this.db.kysely
-        .updateTable('api_keys')
-        .set({ last_used_at: now })
-        .where('id', '=', principal.keyId)
-        .execute()
-        .catch(this.onError);
+      this.keys.touch(principal.keyId, now).catch(this.onError);
     }
     return principal;
   }
@@ -94,52 +87,38 @@ export interface KeySummary {
 }
 
 export async function createKey(
-  db: Db,
+  store: Store,
   input: { companyId: string; name: string; scope: Scope; campaignId?: string | null },
   now = Date.now(),
 ): Promise<{ keyId: string; key: string }> {
-  const company = await db.kysely.selectFrom('companies').select('id').where('id', '=', input.companyId).executeTakeFirst();
-  if (!company) throw new AppError('not_found', `company ${input.companyId} not found`);
+  if (!(await store.companies.exists(input.companyId))) throw new AppError('not_found', `company ${input.companyId} not found`);
   if (input.campaignId) {
-    const campaign = await db.kysely
-      .selectFrom('campaigns')
-      .select('company_id')
-      .where('id', '=', input.campaignId)
-      .executeTakeFirst();
+    const campaign = await store.campaigns.byId(input.campaignId);
     if (!campaign || campaign.company_id !== input.companyId) {
       throw new AppError('not_found', `campaign ${input.campaignId} not found in company ${input.companyId}`);
     }
   }
   const key = generateKeyValue();
   const keyId = newId('key_');
-  await db.kysely
-    .insertInto('api_keys')
-    .values({
-      id: keyId,
-      company_id: input.companyId,
-      campaign_id: input.campaignId ?? null,
-      name: input.name,
-      scope: input.scope,
-      key_hash: hashKey(key),
-      created_at: now,
-      revoked_at: null,
-      last_used_at: null,
-    })
-    .execute();
+  await store.keys.insert({
+    id: keyId,
+    company_id: input.companyId,
+    campaign_id: input.campaignId ?? null,
+    name: input.name,
+    scope: input.scope,
+    key_hash: hashKey(key),
+    created_at: now,
+    revoked_at: null,
+    last_used_at: null,
+  });
   return { keyId, key };
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
 /** never returns key values or hashes */
-export async function listKeys(db: Db, companyId: string): Promise<KeySummary[]> {
-  const rows = await db.kysely
-    .selectFrom('api_keys')
-    .select(['id', 'name', 'scope', 'campaign_id', 'created_at', 'last_used_at', 'revoked_at'])
-    .where('company_id', '=', companyId)
-    .orderBy('created_at')
-    .execute();
-  return rows.map((r) => ({
+export async function listKeys(store: Store, companyId: string): Promise<KeySummary[]> {
+  return (await store.keys.ofCompany(companyId)).map((r) => ({
     keyId: r.id,
     name: r.name,
     scope: r.scope,
@@ -151,12 +130,4 @@ export async function listKeys(db: Db, companyId: string): Promise<KeySummary[]>
 }
 
 /** true when the key existed and was active */
-export async function revokeKey(db: Db, keyId: string, now = Date.now()): Promise<boolean> {
-  const result = await db.kysely
-    .updateTable('api_keys')
-    .set({ revoked_at: now })
-    .where('id', '=', keyId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
+export const revokeKey = (store: Store, keyId: string, now = Date.now()): Promise<boolean> => store.keys.revoke(keyId, now);

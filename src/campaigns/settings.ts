@@ -3,9 +3,9 @@
  * several of them. `campaign create` and `campaign update` both go through
  * here, so a value the dialer cannot use never reaches the database.
  */
-import { formatDurationRange, parseDuration, parseDurationRange } from '../dialer/duration.js';
+import { formatDurationRange, parseDuration, parseDurationRange } from '../scheduling/duration.js';
 import { DEFAULT_FAILURE_MIX_SPEC, formatFailureMix, parseFailureMix } from '../dialer/providers/failure-mix.js';
-import { formatHours, parseHours, parseLocalWindow, validateTimeZone } from '../dialer/hours.js';
+import { formatHours, parseHours, parseLocalWindow, validateTimeZone } from '../scheduling/hours.js';
 import type { CampaignTable } from '../db/schema.js';
 
 export const PROVIDERS = ['simulate', 'webhook'] as const;
@@ -31,7 +31,12 @@ export type CampaignSettings = Partial<
   >
 >;
 
-/** The defaults, as migrations 0001 and 0006 write them; docs/dialer.md lists them. */
+/**
+ * The one list of campaign defaults: every new campaign is written with all
+ * of them (campaigns/service.ts), so the columns' defaults in the frozen
+ * migrations never decide anything; the dashboard's form starts from them and
+ * docs/dialer.md lists them.
+ */
 export const DEFAULT_SETTINGS = Object.freeze({
   timezone: 'UTC',
   hours: 'mon-fri 09:00-17:00',

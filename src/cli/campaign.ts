@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { createCampaign, getCampaign, updateCampaign, type CampaignRow } from '../campaigns/service.js';
 import { type CampaignSettings, parseSetting, SettingsError } from '../campaigns/settings.js';
-import { formatDuration } from '../dialer/duration.js';
-import { recycleLeads } from '../dialer/repository.js';
+import { formatDuration } from '../scheduling/duration.js';
 import { AppError } from '../errors.js';
-import { arg, output, positiveInt, UsageError, withDb } from './context.js';
+import { arg, output, positiveInt, UsageError, withStore } from './context.js';
 
 /** The settings options, shared by create and update; each value is checked as it is parsed (exit 2). */
 function settingsOptions(command: Command): Command {
@@ -99,9 +98,9 @@ export function registerCampaign(program: Command): void {
   )
     .option('--json', 'print JSON')
     .action((o) =>
-      withDb(async (db) => {
-        const result = await usage(() => createCampaign(db, { companyId: o.company, name: o.name, ...toSettings(o) }));
-        const row = (await getCampaign(db, result.campaignId))!;
+      withStore(async (store) => {
+        const result = await usage(() => createCampaign(store, { companyId: o.company, name: o.name, ...toSettings(o) }));
+        const row = (await getCampaign(store, result.campaignId))!;
         output(o.json, result, describe(row));
       }),
     );
@@ -114,8 +113,8 @@ export function registerCampaign(program: Command): void {
   )
     .option('--json', 'print JSON')
     .action((campaignId: string, o) =>
-      withDb(async (db) => {
-        const row = await usage(() => updateCampaign(db, campaignId, toSettings(o)));
+      withStore(async (store) => {
+        const row = await usage(() => updateCampaign(store, campaignId, toSettings(o)));
         output(o.json, { campaignId }, describe(row));
       }),
     );
@@ -127,10 +126,10 @@ export function registerCampaign(program: Command): void {
     .option('--attempts <n>', "attempts to grant each lead (default: the campaign's max attempts)", arg(positiveInt('--attempts')))
     .option('--json', 'print JSON')
     .action((o) =>
-      withDb(async (db) => {
-        const row = await getCampaign(db, o.campaign);
+      withStore(async (store) => {
+        const row = await getCampaign(store, o.campaign);
         if (!row) throw new AppError('not_found', `campaign ${o.campaign} not found`);
-        const recycled = await recycleLeads(db, row.id, row.max_attempts, o.attempts ?? row.max_attempts);
+        const recycled = await store.queue.recycle(row.id, row.max_attempts, o.attempts ?? row.max_attempts);
         output(o.json, { campaignId: row.id, recycled }, `recycled ${recycled} lead${recycled === 1 ? '' : 's'} in ${row.id}`);
       }),
     );

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createCompany } from '../campaigns/service.js';
-import { output, withDb } from './context.js';
+import { output, withStore } from './context.js';
 
 export function registerCompany(program: Command): void {
   const company = program.command('company').description('companies');
@@ -9,8 +9,8 @@ export function registerCompany(program: Command): void {
     .requiredOption('--name <name>', 'company name')
     .option('--json', 'print JSON')
     .action((o) =>
-      withDb(async (db) => {
-        const result = await createCompany(db, o.name);
+      withStore(async (store) => {
+        const result = await createCompany(store, o.name);
         output(o.json, result, `companyId: ${result.companyId}`);
       }),
     );

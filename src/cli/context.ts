@@ -1,16 +1,16 @@
 /** What every operator command shares: config, a migrated database, output, argument parsers. */
 import { InvalidArgumentError } from 'commander';
 import { type Config, loadConfig } from '../config.js';
-import { createDb, type Db } from '../db/index.js';
+import { openStore, type Store } from '../store/index.js';
 
-export async function withDb<T>(fn: (db: Db, config: Config) => Promise<T>): Promise<T> {
+export async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = createDb(config.database, { pgPoolSize: 2, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
+  const store = openStore(config.database, { pgPoolSize: 2, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
   try {
-    await db.migrate();
-    return await fn(db, config);
+    await store.migrate();
+    return await fn(store, config);
   } finally {
-    await db.close();
+    await store.close();
   }
 }
 

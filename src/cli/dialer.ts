@@ -5,9 +5,8 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { createDb } from '../db/index.js';
-import { parseDuration, parseDurationRange } from '../dialer/duration.js';
-import { loadCampaigns } from '../dialer/repository.js';
+import { openStore } from '../store/index.js';
+import { parseDuration, parseDurationRange } from '../scheduling/duration.js';
 import { Dialer } from '../dialer/worker.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
@@ -51,17 +50,17 @@ export function registerDialer(program: Command): void {
     .action(async (o) => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
-      const db = createDb(config.database, { pgPoolSize: config.pgPoolSize, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
+      const store = openStore(config.database, { pgPoolSize: config.pgPoolSize, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
       try {
-        await db.migrate();
+        await store.migrate();
         const ids: string[] | null = o.campaign ?? null;
         if (ids) {
-          const found = new Set((await loadCampaigns(db.kysely, ids)).map((c) => c.id));
+          const found = new Set((await store.campaigns.list(ids)).map((c) => c.id));
           const missing = ids.find((id) => !found.has(id));
           if (missing) throw new AppError('not_found', `campaign ${missing} not found`);
         }
         const dialer = new Dialer({
-          db,
+          store,
           logger,
           campaignIds: ids,
           claimTimeoutMs: o.claimTimeout ?? 60_000,
@@ -88,7 +87,7 @@ export function registerDialer(program: Command): void {
           process.removeListener('SIGINT', stop);
         }
       } finally {
-        await db.close();
+        await store.close();
       }
     });
 }

@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { type Command, Option } from 'commander';
 import { exportLeads } from '../integrations/exporter.js';
-import { LEAD_STATUSES } from '../leads/schemas.js';
+import { LEAD_STATUSES } from '../leads/lifecycle.js';
 import { REMOTE_HELP, remoteClient } from './remote.js';
 
 export function registerExport(program: Command): void {

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { createKey, listKeys, revokeKey } from '../auth/service.js';
 import { AppError } from '../errors.js';
-import { output, withDb } from './context.js';
+import { output, withStore } from './context.js';
 
 export function registerKey(program: Command): void {
   const key = program.command('key').description('API keys');
@@ -13,8 +13,8 @@ export function registerKey(program: Command): void {
     .option('--campaign <id>', 'restrict the key to one campaign')
     .option('--json', 'print JSON')
     .action((o) =>
-      withDb(async (db) => {
-        const result = await createKey(db, { companyId: o.company, name: o.name, scope: o.scope, campaignId: o.campaign });
+      withStore(async (store) => {
+        const result = await createKey(store, { companyId: o.company, name: o.name, scope: o.scope, campaignId: o.campaign });
         output(o.json, result, `keyId: ${result.keyId}\nkey:   ${result.key}\n(the key value is shown this once; store it now)`);
       }),
     );
@@ -23,8 +23,8 @@ export function registerKey(program: Command): void {
     .requiredOption('--company <id>', 'company')
     .option('--json', 'print JSON')
     .action((o) =>
-      withDb(async (db) => {
-        const keys = await listKeys(db, o.company);
+      withStore(async (store) => {
+        const keys = await listKeys(store, o.company);
         const lines = keys.map(
           (k) => `${k.keyId}  ${k.status.padEnd(7)}  ${k.scope.padEnd(5)}  ${k.campaignId ?? 'all campaigns'}  ${k.name}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}`,
         );
@@ -36,8 +36,8 @@ export function registerKey(program: Command): void {
     .argument('<keyId>', 'the key id (not the key value)')
     .option('--json', 'print JSON')
     .action((keyId: string, o) =>
-      withDb(async (db) => {
-        const revoked = await revokeKey(db, keyId);
+      withStore(async (store) => {
+        const revoked = await revokeKey(store, keyId);
         if (!revoked) throw new AppError('not_found', `no active key ${keyId}`);
         output(o.json, { keyId, revoked: true }, `revoked ${keyId}`);
       }),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { explainLead } from '../dialer/explain.js';
-import { output, UsageError, withDb } from './context.js';
+import { output, UsageError, withStore } from './context.js';
 
 function nextLine(r: { reasons: string[]; nextDueAt: string | null }): string {
   if (r.nextDueAt) return `next due at ${r.nextDueAt}`;
@@ -21,8 +21,8 @@ export function registerLead(program: Command): void {
     .action(async (o) => {
       if ((o.externalId === undefined) === (o.phone === undefined)) throw new UsageError('give exactly one of --external-id or --phone');
       const by = o.externalId !== undefined ? { externalId: o.externalId as string } : { phoneNumber: o.phone as string };
-      await withDb(async (db) => {
-        const r = await explainLead(db, o.campaign, by, Date.now());
+      await withStore(async (store) => {
+        const r = await explainLead(store, o.campaign, by, Date.now());
         const json = { due: r.due, reasons: r.reasons, nextDueAt: r.nextDueAt?.toISOString() ?? null };
         output(o.json, json, r.due ? 'due now' : `not due: ${r.reasons.join(', ')}\n${nextLine(json)}`);
       });

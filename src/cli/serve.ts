@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { serveForever } from '../server.js';
-import { withDb } from './context.js';
+import { withStore } from './context.js';
 
 export function registerServe(program: Command): void {
   program
@@ -12,6 +12,6 @@ export function registerServe(program: Command): void {
   program
     .command('migrate')
     .description('bring the database schema up to date')
-    .action(() => withDb(async () => void process.stdout.write('database is up to date\n')));
+    .action(() => withStore(async () => void process.stdout.write('database is up to date\n')));
 
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createUser, type IssuedPassword, listUsers, resetPassword } from '../web/accounts.js';
 import { signInUrl } from '../web/links.js';
-import { output, withDb } from './context.js';
+import { output, withStore } from './context.js';
 
 const handOver = (issued: IssuedPassword, url: string) =>
   [
@@ -23,8 +23,8 @@ export function registerUser(program: Command): void {
     .option('--url <base>', 'public base URL of the server, for the sign-in link (default: from HOST and PORT)')
     .option('--json', 'print JSON')
     .action((o) =>
-      withDb(async (db, config) => {
-        const issued = await createUser(db, { companyId: o.company, email: o.email });
+      withStore(async (store, config) => {
+        const issued = await createUser(store, { companyId: o.company, email: o.email });
         const url = signInUrl(config, o.url);
         output(o.json, { ...issued, signInUrl: url }, handOver(issued, url));
       }),
@@ -36,8 +36,8 @@ export function registerUser(program: Command): void {
     .option('--url <base>', 'public base URL of the server, for the sign-in link')
     .option('--json', 'print JSON')
     .action((o) =>
-      withDb(async (db, config) => {
-        const issued = await resetPassword(db, o.email);
+      withStore(async (store, config) => {
+        const issued = await resetPassword(store, o.email);
         const url = signInUrl(config, o.url);
         output(o.json, { ...issued, signInUrl: url }, handOver(issued, url));
       }),
@@ -47,8 +47,8 @@ export function registerUser(program: Command): void {
     .requiredOption('--company <id>', 'company')
     .option('--json', 'print JSON')
     .action((o) =>
-      withDb(async (db) => {
-        const users = await listUsers(db, o.company);
+      withStore(async (store) => {
+        const users = await listUsers(store, o.company);
         const lines = users.map((u) => `${u.userId}  ${u.email}  created ${u.createdAt}  ${u.passwordSet ? 'password set' : 'awaiting first sign-in'}`);
         output(o.json, users, lines.join('\n') || 'no users');
       }),

@@ -2,8 +2,8 @@
  * Statements compiled by Kysely once instead of on every call.
  *
  * Building a query (the operation-node tree) and compiling it to SQL text cost
- * more than SQLite takes to run leadline's small statements: on row 5 of the
- * bench (list limit=1, single create at 50 connections, SQLite) Kysely's
+ * more than SQLite takes to run leadline's small statements: for small calls
+ * (list limit=1, single create at 50 connections, SQLite) Kysely's
  * builders and compiler were ~10% of the server's CPU. A precompiled statement
  * is built once per executor with a placeholder in place of each argument; the
  * text is kept, and each call only binds its arguments in the places the

@@ -5,19 +5,20 @@
  * that undoes the claim (a deferral is a release that may also store the
  * zones of a prefetch lead's number).
  */
-import type { Db } from '../db/index.js';
+import { parseMetadata } from '../leads/metadata.js';
+import { isOpen } from '../scheduling/hours.js';
+import type { Store } from '../store/index.js';
+import type { ClaimedLead } from '../store/queue.js';
+import type { AttemptRecord, AttemptResult } from './attempts.js';
 import type { DialerCampaign } from './campaign.js';
 import { earliestOpen, zonesToCheck } from './due.js';
-import { isOpen } from './hours.js';
 import { zoneSetIdFor, zoneSetKeyOf, zonesOfSet } from './local-zones.js';
 import { zonesForLead } from './phone-timezone.js';
 import { predial } from './predial.js';
 import { ABORTED, type CallResult } from './providers/types.js';
-import type { AttemptRecord, AttemptResult } from './attempt-repository.js';
-import { type ClaimedLead, releaseClaim } from './repository.js';
 
 export interface CallDeps {
-  db: Db;
+  store: Store;
   now: () => number;
   predialTimeoutMs: number;
   /** writes the attempt (recorder.ts batches them) */
@@ -37,14 +38,6 @@ export type LeadOutcome =
 /** When nothing overlaps (a narrow window over far-apart zones), look again a day later. */
 const NO_OVERLAP_RETRY_MS = 24 * 3_600_000;
 
-function parseMetadata(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return {};
-  }
-}
-
 export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: ClaimedLead, signal: AbortSignal): Promise<LeadOutcome> {
   const metadata = parseMetadata(lead.metadata);
   /** undoes the claim when the window is closed in one of the zones; null when it is open in all */
@@ -55,19 +48,19 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
     const opens = earliestOpen(zones.map((z) => [campaign.localWindow, z] as const), now);
     const until = new Date(opens ? opens.getTime() : now.getTime() + NO_OVERLAP_RETRY_MS).toISOString();
     return (async () => {
-      const localZones = learnt ? await zoneSetIdFor(deps.db, zoneSetKeyOf(learnt)) : undefined;
-      await releaseClaim(deps.db, lead, { localZones });
+      const localZones = learnt ? await zoneSetIdFor(deps.store, zoneSetKeyOf(learnt)) : undefined;
+      await deps.store.queue.release(lead, { localZones });
       return { kind: 'deferred', until };
     })();
   };
   const release = async (): Promise<LeadOutcome> => {
-    await releaseClaim(deps.db, lead);
+    await deps.store.queue.release(lead);
     return { kind: 'released' };
   };
 
-  // The claim took the lead inside its window (claim-repository.ts); this
+  // The claim took the lead inside its window (claim.ts); this
   // catches a window that closed since, on the same zones the claim used.
-  const stored = lead.localZones === null ? undefined : await zonesOfSet(deps.db, lead.localZones);
+  const stored = lead.localZones === null ? undefined : await zonesOfSet(deps.store, lead.localZones);
   const early = deferral(stored ?? zonesForLead({ phoneNumber: lead.phoneNumber, metadata }));
   if (early) return early;
   const startedAt = deps.now();

@@ -1,12 +1,12 @@
 /** A campaign as the worker uses it: settings parsed once per refresh, its call provider built. */
-import type { CampaignTable } from '../db/schema.js';
-import { type WeeklyHours, parseHours, parseLocalWindow } from './hours.js';
+import type { CampaignRow } from '../store/campaigns.js';
+import { type WeeklyHours, parseHours, parseLocalWindow } from '../scheduling/hours.js';
 import { type ProviderOptions, providerFor } from './providers/index.js';
 import type { CallProvider } from './providers/types.js';
 
 export interface DialerCampaign {
   readonly id: string;
-  readonly row: CampaignTable;
+  readonly row: CampaignRow;
   readonly timezone: string;
   readonly hours: WeeklyHours;
   readonly localWindow: WeeklyHours;
@@ -14,7 +14,7 @@ export interface DialerCampaign {
 }
 
 /** Throws when a setting cannot be used (a row written around the CLI's validation). */
-export function toDialerCampaign(row: CampaignTable, providers: ProviderOptions): DialerCampaign {
+export function toDialerCampaign(row: CampaignRow, providers: ProviderOptions): DialerCampaign {
   return {
     id: row.id,
     row,

@@ -2,8 +2,8 @@
 // The dialer's queue query filters on the same conditions; this function is
 // the readable reference the CLI's "why not called" output is built on.
 
-import type { LeadStatus } from './lifecycle.js';
-import { isOpen, nextOpen, type WeeklyHours } from './hours.js';
+import type { LeadStatus } from '../leads/lifecycle.js';
+import { isOpen, nextOpen, type WeeklyHours } from '../scheduling/hours.js';
 
 export const DUE_REASONS = [
   'already concluded',

@@ -1,45 +1,39 @@
 /** `leadline lead explain`: the due rules of due.ts applied to a stored lead, as the worker sees it. */
-import type { Db } from '../db/index.js';
 import { AppError } from '../errors.js';
+import { parseMetadata } from '../leads/metadata.js';
+import { parseHours, parseLocalWindow } from '../scheduling/hours.js';
+import type { Store } from '../store/index.js';
 import { type DueExplanation, explainDue } from './due.js';
-import { parseHours, parseLocalWindow } from './hours.js';
 import { zonesOfSet } from './local-zones.js';
 import { zonesForLead } from './phone-timezone.js';
-import { findLead, loadCampaigns } from './repository.js';
 
 export async function explainLead(
-  db: Db,
+  store: Store,
   campaignId: string,
   by: { externalId: string } | { phoneNumber: string },
   now: number,
 ): Promise<DueExplanation> {
-  const [campaign] = await loadCampaigns(db.kysely, [campaignId]);
+  const campaign = await store.campaigns.byId(campaignId);
   if (!campaign) throw new AppError('not_found', `campaign ${campaignId} not found`);
-  const lead = await findLead(db.kysely, campaignId, by);
+  const lead = await store.queue.find(campaignId, by);
   if (!lead) throw new AppError('not_found', `no lead with ${'externalId' in by ? `externalId ${by.externalId}` : `phone number ${by.phoneNumber}`} in campaign ${campaignId}`);
-  let metadata: unknown = {};
-  try {
-    metadata = JSON.parse(lead.metadata);
-  } catch {
-    // unreadable metadata carries no timezone
-  }
   const date = (iso: string | null) => (iso === null ? null : new Date(iso));
-  // While a claim is held, next_attempt_at is the claim's expiry (claim-repository.ts).
+  // While a claim is held, next_attempt_at is the claim's expiry (store/queue.ts).
   const claimed = lead.claimed_by !== null;
   // The zones the claim checks (local-zones.ts): stored on the lead, or, until
   // the dialer has stored them, what it will store.
-  const stored = lead.local_zones === null ? undefined : await zonesOfSet(db, Number(lead.local_zones));
+  const stored = lead.local_zones === null ? undefined : await zonesOfSet(store, Number(lead.local_zones));
   return explainDue(
     {
       status: lead.status,
       attempts: lead.attempts,
-      maxAttempts: campaign.max_attempts + lead.extra_attempts,
+      maxAttempts: campaign.max_attempts + Number(lead.extra_attempts),
       scheduledFor: date(lead.scheduled_for),
       nextAttemptAt: claimed ? null : date(lead.next_attempt_at),
       claimedBy: lead.claimed_by,
       claimExpiresAt: claimed ? date(lead.next_attempt_at) : null,
       campaign: { hours: parseHours(campaign.hours), timezone: campaign.timezone, localWindow: parseLocalWindow(campaign.local_window) },
-      leadZones: stored ?? zonesForLead({ phoneNumber: lead.phone_number, metadata }),
+      leadZones: stored ?? zonesForLead({ phoneNumber: lead.phone_number, metadata: parseMetadata(lead.metadata) }),
     },
     new Date(now),
   );

@@ -1,7 +1,7 @@
 /** One log line per lead the worker handled (pino), and the counts a run reports. */
 import type { Logger } from 'pino';
 import type { LeadOutcome } from './call.js';
-import type { ClaimedLead } from './repository.js';
+import type { ClaimedLead } from '../store/queue.js';
 
 export interface RunSummary {
   /** attempts recorded */

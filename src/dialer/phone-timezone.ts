@@ -24,7 +24,7 @@
 // Moscow) that get DST wrong. We use its NANP map only as a cross-check.
 
 import { MULTI_ZONE_PREFIXES, NANP_AREA_CODES, SINGLE_ZONE_COUNTRIES } from './phone-timezone-data.js';
-import { isValidTimeZone, validateTimeZone } from './zoned.js';
+import { isValidTimeZone, validateTimeZone } from '../scheduling/zoned.js';
 
 const PREFIXES = new Map<string, readonly string[]>();
 const words = (s: string) => Object.freeze(s.trim().split(/\s+/));

@@ -4,9 +4,9 @@
  * the next. Nothing waits on a timer, so a quiet worker writes each attempt
  * immediately and a busy one writes them in batches.
  */
-import type { Db } from '../db/index.js';
-import { type AttemptRecord, type AttemptResult, type PlannedAttempt, planAttempt, recordAttempts } from './attempt-repository.js';
-import type { ClaimedLead } from './repository.js';
+import type { Store } from '../store/index.js';
+import type { AttemptResult, ClaimedLead, PlannedAttempt } from '../store/queue.js';
+import { type AttemptRecord, planAttempt } from './attempts.js';
 
 interface Pending {
   plan: PlannedAttempt;
@@ -19,7 +19,7 @@ export class AttemptRecorder {
   private writing = false;
 
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly maxBatch = 500,
   ) {}
 
@@ -43,10 +43,7 @@ export class AttemptRecorder {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
         try {
-          const results = await recordAttempts(
-            this.db,
-            batch.map((p) => p.plan),
-          );
+          const results = await this.store.queue.record(batch.map((p) => p.plan));
           batch.forEach((p, i) => p.resolve(results[i]!));
         } catch (err) {
           for (const p of batch) p.reject(err);

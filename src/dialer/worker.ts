@@ -7,19 +7,20 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Db } from '../db/index.js';
+import { isOpen } from '../scheduling/hours.js';
+import type { Store } from '../store/index.js';
+import type { ClaimedLead } from '../store/queue.js';
 import { type CallDeps, dialLead } from './call.js';
 import { type DialerCampaign, toDialerCampaign } from './campaign.js';
-import { isOpen } from './hours.js';
+import { claimDue } from './claim.js';
 import { logOutcome, type RunSummary } from './outcome-log.js';
 import type { ProviderOptions } from './providers/index.js';
 import { AttemptRecorder } from './recorder.js';
-import { type ClaimedLead, claimDue, loadCampaigns, releaseClaim, renewClaims } from './repository.js';
 
 export type { RunSummary } from './outcome-log.js';
 
 export interface DialerOptions extends Partial<ProviderOptions> {
-  db: Db;
+  store: Store;
   logger: Logger;
   /** the campaigns to serve; null or absent: all of them, including ones created later */
   campaignIds?: readonly string[] | null;
@@ -44,7 +45,7 @@ export const newWorkerId = () => `${hostname()}:${process.pid}:${randomBytes(3).
 
 export class Dialer {
   readonly workerId: string;
-  private readonly db: Db;
+  private readonly store: Store;
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly claimTimeoutMs: number;
@@ -64,14 +65,14 @@ export class Dialer {
   private readonly summary: RunSummary = { attempts: 0, concluded: 0, deferred: 0 };
 
   constructor(private readonly o: DialerOptions) {
-    this.db = o.db;
+    this.store = o.store;
     this.log = o.logger;
     this.workerId = o.workerId ?? newWorkerId();
     this.now = o.now ?? Date.now;
     this.claimTimeoutMs = o.claimTimeoutMs ?? 60_000;
     this.pollIntervalMs = o.pollIntervalMs ?? 1000;
-    const recorder = new AttemptRecorder(o.db);
-    this.deps = { db: o.db, now: this.now, predialTimeoutMs: o.predialTimeoutMs ?? 5000, record: (lead, a) => recorder.record(lead, a) };
+    const recorder = new AttemptRecorder(o.store);
+    this.deps = { store: o.store, now: this.now, predialTimeoutMs: o.predialTimeoutMs ?? 5000, record: (lead, a) => recorder.record(lead, a) };
     this.providers = {
       callTimeoutMs: o.callTimeoutMs ?? 5 * 60_000,
       simulateDurationMs: o.simulateDurationMs,
@@ -165,7 +166,7 @@ export class Dialer {
       const free = c.row.concurrency - (this.perCampaign.get(c.id) ?? 0);
       if (free <= 0) return 'full';
       if (this.stopping) return 'idle';
-      const leads = await claimDue(this.db, {
+      const leads = await claimDue(this.store, {
         campaignId: c.id,
         maxAttempts: c.row.max_attempts,
         workerId: this.workerId,
@@ -177,7 +178,7 @@ export class Dialer {
       });
       if (this.stopping) {
         // stop() came while this claim was on its way: give the leads back untouched.
-        await Promise.all(leads.map((lead) => releaseClaim(this.db, lead)));
+        await Promise.all(leads.map((lead) => this.store.queue.release(lead)));
         return 'idle';
       }
       for (const lead of leads) this.launch(c, lead);
@@ -206,7 +207,7 @@ export class Dialer {
     } catch (err) {
       this.log.error({ err, campaignId: lead.campaignId, leadId: lead.id }, 'dialer: call failed; releasing the lead');
       // If this fails too, the claim lapses at its timeout: nothing is lost.
-      await releaseClaim(this.db, lead).catch(() => {});
+      await this.store.queue.release(lead).catch(() => {});
     } finally {
       this.inFlight.delete(lead.seq);
       this.perCampaign.set(c.id, (this.perCampaign.get(c.id) ?? 1) - 1);
@@ -227,7 +228,7 @@ export class Dialer {
     const refresh = this.o.campaignRefreshMs ?? 2000;
     if (!fresh && this.campaigns && at - this.campaigns.at < refresh && at >= this.campaigns.at) return this.campaigns.list;
     const list: DialerCampaign[] = [];
-    for (const row of await loadCampaigns(this.db.kysely, this.o.campaignIds ?? null)) {
+    for (const row of await this.store.campaigns.list(this.o.campaignIds ?? null)) {
       try {
         list.push(toDialerCampaign(row, this.providers));
       } catch (err) {
@@ -242,7 +243,7 @@ export class Dialer {
     const every = Math.max(50, Math.floor(this.claimTimeoutMs / 3));
     this.renewTimer = setInterval(() => {
       const seqs = [...this.inFlight.keys()];
-      renewClaims(this.db, this.workerId, seqs, this.now() + this.claimTimeoutMs).catch((err) =>
+      this.store.queue.renew(this.workerId, seqs, this.now() + this.claimTimeoutMs).catch((err) =>
         this.log.error({ err }, 'dialer: renewing claims failed; they lapse at their timeout unless a later renewal succeeds'),
       );
     }, every);

@@ -7,11 +7,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from 'pino';
 import { KeyAuthenticator } from '../auth/service.js';
 import type { Config } from '../config.js';
-import type { Db } from '../db/index.js';
 import { MESSAGES } from '../errors.js';
 import { ajvFormats, maxJsonBytesKeyword } from '../leads/formats.js';
 import { LeadService } from '../leads/service.js';
 import type { RateLimiter } from '../ratelimit/types.js';
+import type { Store } from '../store/index.js';
 import { guard } from './auth.js';
 import { failure } from './envelope.js';
 import { errorHandler } from './errors.js';
@@ -25,14 +25,14 @@ import { dashboard } from '../web/plugin.js';
 
 export interface AppDeps {
   readonly config: Config;
-  readonly db: Db;
+  readonly store: Store;
   readonly limiter: RateLimiter;
   readonly logger?: Logger;
   readonly now?: () => number;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, db, limiter } = deps;
+  const { config, store, limiter } = deps;
   const now = deps.now ?? Date.now;
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger as FastifyBaseLogger } : { logger: false }),
@@ -60,7 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await harden(app, config.server); // first, so its headers are on the guard's 401s and 429s too
   parseJsonBodies(app);
   const windows = windowsFor(config.rateLimit);
-  const authenticator = new KeyAuthenticator(db, config.keyCacheMs, now, (err) =>
+  const authenticator = new KeyAuthenticator(store.keys, config.keyCacheMs, now, (err) =>
     app.log.warn({ err }, 'could not record key use'),
   );
   app.addHook('onRequest', guard({ authenticator, limiter, windows, now }));
@@ -83,11 +83,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply.code(404).send(failure(MESSAGES.notFound));
   });
 
-  const leads = new LeadService(db, now);
+  const leads = new LeadService(store, now);
   await registerOpenApi(app); // first: it documents the routes registered after it
-  await app.register(healthRoutes(db));
+  await app.register(healthRoutes(store));
   await app.register(leadRoutes(leads), { prefix: '/api/v1/leads' });
   await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
-  await app.register(dashboard({ db, limiter, now }), { prefix: '/dashboard' });
+  await app.register(dashboard({ store, limiter, now }), { prefix: '/dashboard' });
   return app;
 }

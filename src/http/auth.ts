@@ -1,6 +1,6 @@
 /**
  * The checks every /api/v1 route runs before its handler, in the order
- * decisions.md fixes: authenticate (401), rate-limit per key (429), scope
+ * docs/api.md fixes: authenticate (401), rate-limit per key (429), scope
  * (403). Validation and campaign access follow in Fastify and the service.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';

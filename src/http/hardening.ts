@@ -130,10 +130,9 @@ export async function harden(app: FastifyInstance, limits: ServerLimits): Promis
   // hook, on the Node response as helmet sets them (so a route's own
   // reply.header still wins, as the dashboard's policy does). Registering
   // @fastify/helmet here instead added two hooks, one async, that rebuilt
-  // every header and re-parsed the CSP directives on every request. Row 5's
-  // calls at 50 connections, SQLite, same run, server CPU per request: list
-  // limit=1 147 → 97 µs (0.16× → 0.24× the floor's req/s), single create
-  // 290 → 232 µs. Same header names, values and order on every response
+  // every header and re-parsed the CSP directives on every request. Small
+  // calls at 50 connections, SQLite, server CPU per request: list limit=1
+  // 147 → 97 µs, single create 290 → 232 µs. Same header names, values and order on every response
   // (compared byte for byte, volatile values aside, across 17 kinds of request).
   const headers = await helmetHeaders();
   app.addHook('onRequest', (_request, reply, done) => {

@@ -4,22 +4,22 @@
  * the client generator and the linter all see exactly what a server serves.
  */
 import { loadConfig } from '../config.js';
-import { createDb } from '../db/index.js';
+import { openStore } from '../store/index.js';
 import { MemoryRateLimiter } from '../ratelimit/memory.js';
 import { buildApp } from './app.js';
 import { documentText } from './openapi.js';
 
 export async function openApiDocumentText(): Promise<string> {
   const config = { ...loadConfig({}), database: { kind: 'sqlite', path: ':memory:' } as const };
-  const db = createDb(config.database);
+  const store = openStore(config.database);
   const limiter = new MemoryRateLimiter();
-  const app = await buildApp({ config, db, limiter });
+  const app = await buildApp({ config, store, limiter });
   try {
     await app.ready();
     return documentText(app);
   } finally {
     await app.close();
     await limiter.close();
-    await db.close();
+    await store.close();
   }
 }

@@ -5,7 +5,8 @@
  * the handlers send; they do not shape it (see the serializer in openapi.ts),
  * and test/integrators/openapi.test.ts checks real responses against them.
  */
-import { externalId, LEAD_STATUSES, phoneNumber } from '../leads/schemas.js';
+import { LEAD_STATUSES } from '../leads/lifecycle.js';
+import { externalId, phoneNumber } from '../leads/schemas.js';
 
 type Schema = Record<string, unknown>;
 

@@ -16,7 +16,7 @@ import { unguardCell } from './csv-cells.js';
 export const LEAD_FIELDS = ['phoneNumber', 'externalId', 'priority', 'scheduledFor'] as const;
 export type LeadField = (typeof LEAD_FIELDS)[number];
 
-/** columns of an export the server controls; never taken from input (decisions.md) */
+/** columns of an export the server controls; never taken from input (docs/api.md) */
 const SERVER_FIELDS = ['_id', 'campaignId', 'status', 'attempts', '_creationTime'];
 /** the columns a rejects file adds, so a corrected rejects file imports as it is */
 export const REJECT_COLUMNS = ['rejectedLine', 'rejectReason'] as const;

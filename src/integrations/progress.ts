@@ -5,6 +5,7 @@
  * total known before the end, so ETA follows bytes, not rows.
  */
 import cliProgress from 'cli-progress';
+import { formatDuration } from '../scheduling/duration.js';
 
 export interface ProgressState {
   readonly bytes: number;
@@ -33,13 +34,8 @@ export interface ProgressOptions {
   readonly now?: () => number;
 }
 
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds)) return '?';
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
+/** an ETA in the spelling durations have everywhere else (scheduling/duration.ts), to the second */
+const eta = (seconds: number): string => (Number.isFinite(seconds) ? formatDuration(Math.max(0, Math.round(seconds)) * 1000) : '?');
 
 export function createProgress(opts: ProgressOptions): Progress {
   const stream = opts.stream ?? process.stderr;
@@ -51,7 +47,7 @@ export function createProgress(opts: ProgressOptions): Progress {
     const bytesPerSecond = (s.bytes - start.bytes) / seconds;
     return {
       rate: Math.round((s.rows - start.rows) / seconds),
-      eta: bytesPerSecond > 0 ? formatDuration((total - s.bytes) / bytesPerSecond) : '?',
+      eta: bytesPerSecond > 0 ? eta((total - s.bytes) / bytesPerSecond) : '?',
       percentage: Math.min(100, Math.floor((s.bytes / total) * 100)),
     };
   };

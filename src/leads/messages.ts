@@ -1,6 +1,6 @@
 /**
  * Turns the first Ajv error of a request into the message the API promises
- * (lead-api.md's error table, else a clear one naming the field).
+ * (docs/api.md's tables, else a clear one naming the field).
  */
 export interface SchemaError {
   instancePath: string;

@@ -3,7 +3,8 @@
  * are the source the OpenAPI document is generated from; the exact error
  * messages for their failures come from ./messages.ts.
  */
-export const LEAD_STATUSES = ['raw', 'attempting', 'exhausted', 'concluded'] as const;
+import { LEAD_STATUSES } from './lifecycle.js';
+
 export const MAX_BULK = 1000;
 export const MAX_PAGE = 8000;
 export const DEFAULT_PAGE = 1000;
@@ -105,8 +106,6 @@ export const deleteQuery = {
   properties: { campaignId, phoneNumber, externalId },
   anyOf: leadInput.anyOf,
 } as const;
-
-export type LeadStatus = (typeof LEAD_STATUSES)[number];
 
 export interface LeadInput {
   phoneNumber?: string;

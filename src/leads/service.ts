@@ -3,21 +3,25 @@
  * schema-validated; this file decides campaign access, deduplication and
  * atomicity, and throws AppError for everything the client must be told.
  */
-import type { Principal } from '../auth/principal.js';
-import type { CampaignRow } from '../campaigns/service.js';
-import type { Db } from '../db/index.js';
 import { AppError, MESSAGES, validation } from '../errors.js';
 import { newIds } from '../ids.js';
+import type { CampaignRow } from '../store/campaigns.js';
+import type { Store } from '../store/index.js';
+import type { IdentifierRow, LeadRow, Lookup, NewLeadRow } from '../store/leads.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { toUtcIso } from './formats.js';
-import * as repo from './repository.js';
-import {
-  DEFAULT_PAGE,
-  type IdentifierEntry,
-  type LeadInput,
-  type LeadStatus,
-  MAX_PAGE,
-} from './schemas.js';
+import type { LeadStatus } from './lifecycle.js';
+import { DEFAULT_PAGE, type IdentifierEntry, type LeadInput, MAX_PAGE } from './schemas.js';
+
+/**
+ * Who is asking, as far as leads care: a company, and the one campaign the
+ * asker is restricted to (null: every campaign of the company). An API key's
+ * Principal is one; a dashboard user reaches their whole company.
+ */
+export interface Access {
+  readonly companyId: string;
+  readonly campaignId: string | null;
+}
 
 export interface BulkCreateResult {
   created: number;
@@ -30,6 +34,11 @@ export interface BulkDeleteResult {
   notFound: number;
   deletedIdentifiers: string[];
   notFoundIdentifiers: string[];
+}
+export interface RowsPage {
+  leads: LeadRow[];
+  cursor: string;
+  hasMore: boolean;
 }
 export interface ListPage {
   /** the leads of the page as a JSON array text */
@@ -46,29 +55,29 @@ export class LeadService {
   private readonly campaigns = new Map<string, { row: CampaignRow | undefined; until: number }>();
 
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(p: Principal, body: LeadInput & { campaignId: string }): Promise<string> {
+  async create(p: Access, body: LeadInput & { campaignId: string }): Promise<string> {
     const campaign = await this.reach(p, body.campaignId, 'not_found');
     if (body.phoneNumber === undefined && !campaign.predial_url) throw validation(MESSAGES.noPredial);
     const [id] = newIds('ld_', 1);
     const row = toRow(id!, body);
     // A lead deleted between the failed insert and the lookup: try the insert again.
     for (let attempt = 0; attempt < 3; attempt++) {
-      if ((await repo.insertOne(this.db.kysely, campaign.id, row, this.now())) !== null) return id!;
-      if (row.externalId !== null && (await repo.exists(this.db.kysely, this.db.dialect, campaign.id, { externalId: row.externalId }))) {
+      if ((await this.store.leads.insertOne(campaign.id, row, this.now())) !== null) return id!;
+      if (row.externalId !== null && (await this.store.leads.exists(campaign.id, { externalId: row.externalId }))) {
         throw new AppError('conflict', `Lead with externalId ${row.externalId} already exists`);
       }
-      if (row.phoneNumber !== null && (await repo.exists(this.db.kysely, this.db.dialect, campaign.id, { phoneNumber: row.phoneNumber }))) {
+      if (row.phoneNumber !== null && (await this.store.leads.exists(campaign.id, { phoneNumber: row.phoneNumber }))) {
         throw new AppError('conflict', `Lead with phone number ${row.phoneNumber} already exists`);
       }
     }
     throw new AppError('unavailable', MESSAGES.unavailable);
   }
 
-  async bulkCreate(p: Principal, campaignId: string, leads: readonly LeadInput[]): Promise<BulkCreateResult> {
+  async bulkCreate(p: Access, campaignId: string, leads: readonly LeadInput[]): Promise<BulkCreateResult> {
     const campaign = await this.reach(p, campaignId, 'not_found');
     requirePredialFor(campaign, leads);
     const ids = newIds('ld_', leads.length);
@@ -84,9 +93,7 @@ export class LeadService {
     // a retry of 1000 existing leads 15.6 -> 12.9 ms without the BEGIN, advisory
     // lock and COMMIT round trips.
     const first = rows[0]!;
-    const retry = await repo.exists(
-      this.db.kysely,
-      this.db.dialect,
+    const retry = await this.store.leads.exists(
       campaign.id,
       first.externalId !== null ? { externalId: first.externalId } : { phoneNumber: first.phoneNumber! },
     );
@@ -108,14 +115,13 @@ export class LeadService {
    * externalId first, counting only leads that were there before and rows
    * earlier in the request.
    */
-  private insertThenLookup(campaignId: string, rows: repo.NewLeadRow[]): Promise<Plan> {
-    const db = this.db;
-    return db.writeTx(async (tx) => {
-      const inserted = await repo.insertMany(tx, db.dialect, campaignId, rows, this.now());
+  private insertThenLookup(campaignId: string, rows: NewLeadRow[]): Promise<Plan> {
+    return this.store.transaction(async (tx) => {
+      const inserted = await tx.leads.insertMany(campaignId, rows, this.now());
       const plan: Plan = rows.map((row) => ({ row, skippedAs: null }));
       const skipped = rows.filter((r) => !inserted.has(r.id));
       if (skipped.length === 0) return plan;
-      const found = await repo.findExisting(tx, db.dialect, campaignId, externalIdsOf(skipped), phoneNumbersOf(skipped));
+      const found = await tx.leads.findExisting(campaignId, externalIdsOf(skipped), phoneNumbersOf(skipped));
       // who holds each identifier: -1 for a lead from before, else the index of the row that inserted it
       const index = new Map(rows.map((r, i) => [r.id, i]));
       const byExternalId = new Map<string, number>();
@@ -138,16 +144,15 @@ export class LeadService {
   }
 
   /** Looks the rows up, decides in request order, and writes only if something is new. */
-  private async lookupThenInsert(campaignId: string, rows: repo.NewLeadRow[]): Promise<Plan> {
-    const db = this.db;
-    const byExternalId = await repo.findExisting(db.kysely, db.dialect, campaignId, externalIdsOf(rows), []);
+  private async lookupThenInsert(campaignId: string, rows: NewLeadRow[]): Promise<Plan> {
+    const byExternalId = await this.store.leads.findExisting(campaignId, externalIdsOf(rows), []);
     // externalId is checked first, so only rows whose externalId is free need
     // their phone number looked up: a retry of leads with externalIds costs
     // one lookup of 1000 identifiers instead of two.
     const taken = identifierSets(byExternalId);
     const rest = rows.filter((r) => r.externalId === null || !taken.externalIds.has(r.externalId));
     if (rest.length > 0) {
-      for (const r of await repo.findExisting(db.kysely, db.dialect, campaignId, [], phoneNumbersOf(rest))) {
+      for (const r of await this.store.leads.findExisting(campaignId, [], phoneNumbersOf(rest))) {
         if (r.external_id !== null) taken.externalIds.add(r.external_id);
         if (r.phone_number !== null) taken.phoneNumbers.add(r.phone_number);
       }
@@ -163,13 +168,13 @@ export class LeadService {
     });
     const toInsert = plan.filter((x) => x.skippedAs === null).map((x) => x.row);
     if (toInsert.length === 0) return plan;
-    await db.writeTx(async (tx) => {
-      const inserted = await repo.insertMany(tx, db.dialect, campaignId, toInsert, this.now());
+    await this.store.transaction(async (tx) => {
+      const inserted = await tx.leads.insertMany(campaignId, toInsert, this.now());
       if (inserted.size < toInsert.length) {
         // Another request inserted some of them after our lookup; the unique
         // indexes refused ours. Report what they collided with.
         const lost = toInsert.filter((r) => !inserted.has(r.id));
-        const now = identifierSets(await repo.findExisting(tx, db.dialect, campaignId, externalIdsOf(lost), phoneNumbersOf(lost)));
+        const now = identifierSets(await tx.leads.findExisting(campaignId, externalIdsOf(lost), phoneNumbersOf(lost)));
         for (const x of plan) {
           if (x.skippedAs === null && !inserted.has(x.row.id)) x.skippedAs = duplicateOf(x.row, now) ?? x.row.externalId ?? x.row.phoneNumber;
         }
@@ -179,37 +184,42 @@ export class LeadService {
   }
 
   async list(
-    p: Principal,
+    p: Access,
     query: { campaignId: string; status?: LeadStatus; limit?: string; cursor?: string },
   ): Promise<ListPage> {
     const limit = query.limit === undefined ? DEFAULT_PAGE : Math.min(Number(query.limit), MAX_PAGE);
-    const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
-    if (after === null) throw validation(MESSAGES.invalidCursor);
+    const after = afterOf(query.cursor);
     const campaign = await this.reach(p, query.campaignId, 'not_found');
-    const page = await repo.listPage(this.db.kysely, this.db.dialect, campaign.id, query.status, after, limit);
+    const page = await this.store.leads.listPage(campaign.id, query.status, after, limit);
     return { leadsJson: page.page, count: page.n, cursor: encodeCursor(page.last ?? after), hasMore: page.more };
   }
 
-  async deleteOne(p: Principal, query: IdentifierEntry & { campaignId: string }): Promise<void> {
-    const campaign = await this.reach(p, query.campaignId, 'forbidden');
-    const by: repo.Lookup =
-      query.externalId !== undefined ? { externalId: query.externalId } : { phoneNumber: query.phoneNumber! };
-    if (!(await repo.deleteOne(this.db.kysely, this.db.dialect, campaign.id, by))) throw new AppError('not_found', MESSAGES.leadNotFound);
+  /** the same page as list(), as typed rows (the dashboard's table) */
+  async rows(p: Access, query: { campaignId: string; status?: LeadStatus; limit: number; cursor?: string }): Promise<RowsPage> {
+    const after = afterOf(query.cursor);
+    const campaign = await this.reach(p, query.campaignId, 'not_found');
+    const page = await this.store.leads.page(campaign.id, query.status, after, Math.min(query.limit, MAX_PAGE));
+    return { leads: page.leads, cursor: encodeCursor(page.leads.at(-1)?.seq ?? after), hasMore: page.more };
   }
 
-  async bulkDelete(p: Principal, campaignId: string, entries: readonly IdentifierEntry[]): Promise<BulkDeleteResult> {
+  async deleteOne(p: Access, query: IdentifierEntry & { campaignId: string }): Promise<void> {
+    const campaign = await this.reach(p, query.campaignId, 'forbidden');
+    const by: Lookup = query.externalId !== undefined ? { externalId: query.externalId } : { phoneNumber: query.phoneNumber! };
+    if (!(await this.store.leads.deleteOne(campaign.id, by))) throw new AppError('not_found', MESSAGES.leadNotFound);
+  }
+
+  async bulkDelete(p: Access, campaignId: string, entries: readonly IdentifierEntry[]): Promise<BulkDeleteResult> {
     const campaign = await this.reach(p, campaignId, 'forbidden');
-    const db = this.db;
     const byExternalId = entries.flatMap((e) => (e.externalId !== undefined ? [e.externalId] : []));
     const byPhone = entries.flatMap((e) => (e.externalId === undefined ? [e.phoneNumber!] : []));
-    const deleted = await db.writeTx((tx) => repo.deleteMany(tx, db.dialect, campaign.id, byExternalId, byPhone), {
+    const deleted = await this.store.transaction((tx) => tx.leads.deleteMany(campaign.id, byExternalId, byPhone), {
       lock: `leads:${campaign.id}`,
     });
     // Each deleted lead answers the first entry that names it (by either
     // identifier); a later entry naming the same lead is notFound.
     const byExt = new Map(deleted.flatMap((d) => (d.external_id === null ? [] : [[d.external_id, d] as const])));
     const byPhoneNumber = new Map(deleted.flatMap((d) => (d.phone_number === null ? [] : [[d.phone_number, d] as const])));
-    const answered = new Set<repo.IdentifierRow>();
+    const answered = new Set<IdentifierRow>();
     const result: BulkDeleteResult = { deleted: 0, notFound: 0, deletedIdentifiers: [], notFoundIdentifiers: [] };
     for (const e of entries) {
       const value = e.externalId ?? e.phoneNumber!;
@@ -230,14 +240,14 @@ export class LeadService {
    * the campaign is out of reach (the schema error then stands, as validation
    * comes before campaign access).
    */
-  async checkPrefetch(p: Principal, campaignId: unknown, leads: readonly LeadInput[]): Promise<void> {
+  async checkPrefetch(p: Access, campaignId: unknown, leads: readonly LeadInput[]): Promise<void> {
     if (typeof campaignId !== 'string') return;
     const campaign = await this.reach(p, campaignId, 'not_found').catch(() => null);
     if (campaign) requirePredialFor(campaign, leads);
   }
 
   /** the campaign, if the key may reach it; otherwise 404 or 403 as the endpoint says */
-  private async reach(p: Principal, campaignId: string, denial: Denial): Promise<CampaignRow> {
+  private async reach(p: Access, campaignId: string, denial: Denial): Promise<CampaignRow> {
     const deny = () =>
       denial === 'forbidden'
         ? new AppError('forbidden', MESSAGES.forbidden)
@@ -253,11 +263,18 @@ export class LeadService {
     const now = this.now();
     const hit = this.campaigns.get(id);
     if (hit && hit.until > now) return hit.row;
-    const row = await this.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.store.campaigns.byId(id);
     if (this.campaigns.size > 10_000) this.campaigns.clear();
     this.campaigns.set(id, { row, until: now + CAMPAIGN_CACHE_MS });
     return row;
   }
+}
+
+/** the seq a cursor points after; 0 without one */
+function afterOf(cursor: string | undefined): number {
+  const after = cursor === undefined ? 0 : decodeCursor(cursor);
+  if (after === null) throw validation(MESSAGES.invalidCursor);
+  return after;
 }
 
 /** a lead with only externalId needs the campaign's predial function to find its number */
@@ -267,7 +284,7 @@ function requirePredialFor(campaign: CampaignRow, leads: readonly LeadInput[]): 
   if (index >= 0) throw validation(`leads[${index}]: ${MESSAGES.noPredial}`);
 }
 
-function toRow(id: string, lead: LeadInput): repo.NewLeadRow {
+function toRow(id: string, lead: LeadInput): NewLeadRow {
   return {
     id,
     phoneNumber: lead.phoneNumber ?? null,
@@ -279,12 +296,12 @@ function toRow(id: string, lead: LeadInput): repo.NewLeadRow {
 }
 
 /** each row of a bulk create, and the identifier it was skipped as (null: created) */
-type Plan = { row: repo.NewLeadRow; skippedAs: string | null }[];
+type Plan = { row: NewLeadRow; skippedAs: string | null }[];
 
-const externalIdsOf = (rows: readonly repo.NewLeadRow[]) => rows.flatMap((r) => (r.externalId === null ? [] : [r.externalId]));
-const phoneNumbersOf = (rows: readonly repo.NewLeadRow[]) => rows.flatMap((r) => (r.phoneNumber === null ? [] : [r.phoneNumber]));
+const externalIdsOf = (rows: readonly NewLeadRow[]) => rows.flatMap((r) => (r.externalId === null ? [] : [r.externalId]));
+const phoneNumbersOf = (rows: readonly NewLeadRow[]) => rows.flatMap((r) => (r.phoneNumber === null ? [] : [r.phoneNumber]));
 
-function identifierSets(rows: readonly repo.IdentifierRow[]) {
+function identifierSets(rows: readonly IdentifierRow[]) {
   const externalIds = new Set<string>();
   const phoneNumbers = new Set<string>();
   for (const r of rows) {
@@ -295,7 +312,7 @@ function identifierSets(rows: readonly repo.IdentifierRow[]) {
 }
 
 /** the identifier a row collides with, externalId checked first; null when new */
-function duplicateOf(row: repo.NewLeadRow, taken: ReturnType<typeof identifierSets>): string | null {
+function duplicateOf(row: NewLeadRow, taken: ReturnType<typeof identifierSets>): string | null {
   if (row.externalId !== null && taken.externalIds.has(row.externalId)) return row.externalId;
   if (row.phoneNumber !== null && taken.phoneNumbers.has(row.phoneNumber)) return row.phoneNumber;
   return null;

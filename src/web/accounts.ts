@@ -3,8 +3,8 @@
  * over a one-time password; the first sign-in with it consumes it and the
  * user must then choose a password before seeing anything else.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../db/index.js';
+import { randomBytes } from 'node:crypto';
+import { sameText, sha256Hex } from '../crypto/digest.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import {
@@ -15,7 +15,7 @@ import {
   passwordProblem,
   verifyPassword,
 } from './passwords.js';
-import * as repo from './users-repository.js';
+import type { Store } from '../store/index.js';
 
 export const ONE_TIME_TTL_MS = 7 * 24 * 3_600_000;
 export const SESSION_TTL_MS = 12 * 3_600_000;
@@ -30,15 +30,14 @@ export interface IssuedPassword {
   expiresAt: string;
 }
 
-export async function createUser(db: Db, input: { companyId: string; email: string }, now = Date.now()): Promise<IssuedPassword> {
+export async function createUser(store: Store, input: { companyId: string; email: string }, now = Date.now()): Promise<IssuedPassword> {
   const email = normalizeEmail(input.email);
   if (!EMAIL.test(email) || email.length > 254) throw new AppError('validation', `not an email address: "${input.email}"`);
-  const company = await db.kysely.selectFrom('companies').select('id').where('id', '=', input.companyId).executeTakeFirst();
-  if (!company) throw new AppError('not_found', `company ${input.companyId} not found`);
+  if (!(await store.companies.exists(input.companyId))) throw new AppError('not_found', `company ${input.companyId} not found`);
   const oneTimePassword = generateOneTimePassword();
   const userId = newId('us_');
   const expiresAt = now + ONE_TIME_TTL_MS;
-  const inserted = await repo.insertUser(db.kysely, {
+  const inserted = await store.users.insert({
     id: userId,
     company_id: input.companyId,
     email,
@@ -52,38 +51,30 @@ export async function createUser(db: Db, input: { companyId: string; email: stri
 }
 
 /** a new one-time password; the old password and every session stop working */
-export async function resetPassword(db: Db, emailInput: string, now = Date.now()): Promise<IssuedPassword> {
+export async function resetPassword(store: Store, emailInput: string, now = Date.now()): Promise<IssuedPassword> {
   const email = normalizeEmail(emailInput);
-  const user = await repo.findUserByEmail(db.kysely, email);
+  const user = await store.users.byEmail(email);
   if (!user) throw new AppError('not_found', `no user with email ${email}`);
   const oneTimePassword = generateOneTimePassword();
   const expiresAt = now + ONE_TIME_TTL_MS;
-  await repo.setOneTime(db.kysely, user.id, hashOneTime(oneTimePassword), expiresAt);
-  await repo.deleteUserSessions(db.kysely, user.id);
+  await store.users.setOneTime(user.id, hashOneTime(oneTimePassword), expiresAt);
+  await store.sessions.deleteOfUser(user.id);
   return { userId: user.id, email, oneTimePassword, expiresAt: new Date(expiresAt).toISOString() };
 }
 
-export const listUsers = async (db: Db, companyId: string) =>
-  (await repo.listUsers(db.kysely, companyId)).map((u) => ({
+export const listUsers = async (store: Store, companyId: string) =>
+  (await store.users.ofCompany(companyId)).map((u) => ({
     userId: u.id,
     email: u.email,
-    createdAt: new Date(u.created_at).toISOString(),
+    createdAt: new Date(Number(u.created_at)).toISOString(),
     passwordSet: u.password_hash !== null,
   }));
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-
-function sameHex(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 /** the user id when the email and password (or unused one-time password) match; null otherwise */
-export async function verifySignIn(db: Db, emailInput: string, password: string, now: number): Promise<string | null> {
-  const user = await repo.findUserByEmail(db.kysely, normalizeEmail(emailInput));
-  if (user?.one_time_hash && (user.one_time_expires_at ?? 0) > now && sameHex(user.one_time_hash, hashOneTime(password))) {
-    return (await repo.consumeOneTime(db.kysely, user.id, user.one_time_hash)) ? user.id : null;
+export async function verifySignIn(store: Store, emailInput: string, password: string, now: number): Promise<string | null> {
+  const user = await store.users.byEmail(normalizeEmail(emailInput));
+  if (user?.one_time_hash && Number(user.one_time_expires_at ?? 0) > now && sameText(user.one_time_hash, hashOneTime(password))) {
+    return (await store.users.consumeOneTime(user.id, user.one_time_hash)) ? user.id : null;
   }
   // An unknown email or an unset password still costs one scrypt, so timing does not tell which emails exist.
   const ok = await verifyPassword(password, user?.password_hash ?? (await dummyHash()));
@@ -96,11 +87,11 @@ export interface NewSession {
   idHash: string;
 }
 
-export async function startSession(db: Db, userId: string, now: number): Promise<NewSession> {
+export async function startSession(store: Store, userId: string, now: number): Promise<NewSession> {
   const token = randomBytes(32).toString('base64url');
-  const idHash = sha256(token);
-  await repo.deleteExpiredSessions(db.kysely, now);
-  await repo.insertSession(db.kysely, {
+  const idHash = sha256Hex(token);
+  await store.sessions.deleteExpired(now);
+  await store.sessions.insert({
     id_hash: idHash,
     user_id: userId,
     csrf_token: randomBytes(32).toString('base64url'),
@@ -110,21 +101,21 @@ export async function startSession(db: Db, userId: string, now: number): Promise
   return { token, idHash };
 }
 
-export const sessionIdHash = sha256;
+export const sessionIdHash = sha256Hex;
 
-export const loadSession = (db: Db, token: string, now: number) => repo.findSession(db.kysely, sha256(token), now);
+export const loadSession = (store: Store, token: string, now: number) => store.sessions.find(sha256Hex(token), now);
 
-export const endSession = (db: Db, idHash: string) => repo.deleteSession(db.kysely, idHash);
+export const endSession = (store: Store, idHash: string) => store.sessions.delete(idHash);
 
 /**
  * Sets the user's password. A user who already has one must give it; every
  * other session of the user ends, so a stolen session dies with the change.
  */
 export async function choosePassword(
-  db: Db,
+  store: Store,
   input: { userId: string; keepSession: string; current?: string; password: string; confirm: string },
 ): Promise<string | null> {
-  const user = await repo.findUserById(db.kysely, input.userId);
+  const user = await store.users.byId(input.userId);
   if (!user) throw new AppError('not_found', 'user not found');
   if (user.password_hash !== null && !(await verifyPassword(input.current ?? '', user.password_hash))) {
     return 'The current password is not correct.';
@@ -132,7 +123,7 @@ export async function choosePassword(
   const problem = passwordProblem(input.password);
   if (problem) return problem;
   if (input.password !== input.confirm) return 'The two new passwords differ.';
-  await repo.setPasswordHash(db.kysely, user.id, await hashPassword(input.password));
-  await repo.deleteOtherSessions(db.kysely, user.id, input.keepSession);
+  await store.users.setPasswordHash(user.id, await hashPassword(input.password));
+  await store.sessions.deleteOthers(user.id, input.keepSession);
   return null;
 }

@@ -4,12 +4,11 @@
  * src/dialer (explainLead, recycleLeads); this only reads and arranges.
  * Campaigns passed in were already checked to be the signed-in company's.
  */
-import type { Db } from '../db/index.js';
-import type { CampaignTable } from '../db/schema.js';
 import type { DueExplanation } from '../dialer/due.js';
 import { explainLead } from '../dialer/explain.js';
-import { recycleLeads } from '../dialer/repository.js';
-import * as repo from './activity-repository.js';
+import type { AttemptRow } from '../store/attempts.js';
+import type { CampaignRow } from '../store/campaigns.js';
+import type { Store } from '../store/index.js';
 import type { LeadView } from './dashboard.js';
 
 const DAY_MS = 86_400_000;
@@ -24,13 +23,13 @@ export interface Activity extends CallCounts {
   /** start of the UTC day the counts cover (the dashboard shows times in UTC) */
   since: number;
   byCampaign: ReadonlyMap<string, CallCounts>;
-  last: (repo.AttemptRow & { campaignName: string })[];
+  last: (AttemptRow & { campaignName: string })[];
 }
 
-export async function activity(db: Db, campaigns: readonly CampaignTable[], now: number): Promise<Activity> {
+export async function activity(store: Store, campaigns: readonly CampaignRow[], now: number): Promise<Activity> {
   const ids = campaigns.map((c) => c.id);
   const since = Math.floor(now / DAY_MS) * DAY_MS;
-  const [counts, last] = await Promise.all([repo.callsSince(db.kysely, ids, since), repo.lastAttempts(db.kysely, ids, LAST_ATTEMPTS)]);
+  const [counts, last] = await Promise.all([store.attempts.callsSince(ids, since), store.attempts.latest(ids, LAST_ATTEMPTS)]);
   const names = new Map(campaigns.map((c) => [c.id, c.name]));
   return {
     since,
@@ -42,19 +41,16 @@ export async function activity(db: Db, campaigns: readonly CampaignTable[], now:
 }
 
 export interface LeadDialerView {
-  attempts: repo.AttemptRow[];
+  attempts: AttemptRow[];
   explanation: DueExplanation;
 }
 
-export async function leadDialer(db: Db, campaign: CampaignTable, lead: LeadView, now: number): Promise<LeadDialerView> {
+export async function leadDialer(store: Store, campaign: CampaignRow, lead: LeadView, now: number): Promise<LeadDialerView> {
   const by = lead.externalId !== null ? { externalId: lead.externalId } : { phoneNumber: lead.phoneNumber! };
-  const [attempts, explanation] = await Promise.all([
-    repo.leadAttempts(db.kysely, campaign.id, lead.id),
-    explainLead(db, campaign.id, by, now),
-  ]);
+  const [attempts, explanation] = await Promise.all([store.attempts.ofLead(campaign.id, lead.id), explainLead(store, campaign.id, by, now)]);
   return { attempts, explanation };
 }
 
 /** as `leadline campaign recycle`: by default each lead gets the campaign's max attempts again */
-export const recycle = (db: Db, campaign: CampaignTable, grant = campaign.max_attempts): Promise<number> =>
-  recycleLeads(db, campaign.id, campaign.max_attempts, grant);
+export const recycle = (store: Store, campaign: CampaignRow, grant = campaign.max_attempts): Promise<number> =>
+  store.queue.recycle(campaign.id, campaign.max_attempts, grant);

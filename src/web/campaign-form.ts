@@ -5,7 +5,7 @@
  */
 import { type CampaignSettings, parseSetting, SettingsError } from '../campaigns/settings.js';
 import type { CampaignTable } from '../db/schema.js';
-import { formatDuration } from '../dialer/duration.js';
+import { formatDuration } from '../scheduling/duration.js';
 
 /** form field → its label; also turns the parsers' flag names into the labels the form shows */
 export const LABELS = {

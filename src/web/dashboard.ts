@@ -2,22 +2,22 @@
  * What the dashboard pages show and do, for one company at a time. Every
  * method takes the signed-in user's companyId first and answers 404 for
  * anything outside it, so a tampered URL finds nothing and changes nothing.
+ * Routes go through this class only; it goes through the services and the store.
  */
-import { createKey, listKeys, revokeKey, type KeySummary } from '../auth/service.js';
-import type { Principal } from '../auth/principal.js';
+import { createKey, type KeySummary, listKeys, revokeKey } from '../auth/service.js';
 import { createCampaign, updateCampaign } from '../campaigns/service.js';
 import { type CampaignSettings, SettingsError } from '../campaigns/settings.js';
-import type { Db } from '../db/index.js';
-import type { CampaignTable } from '../db/schema.js';
 import { AppError, MESSAGES } from '../errors.js';
-import { deleteOne } from '../leads/repository.js';
-import { LEAD_STATUSES, type LeadStatus } from '../leads/schemas.js';
-import { LeadService } from '../leads/service.js';
-import * as repo from './dashboard-repository.js';
+import { LEAD_STATUSES, type LeadStatus } from '../leads/lifecycle.js';
+import { type Access, LeadService } from '../leads/service.js';
+import type { CampaignRow } from '../store/campaigns.js';
+import type { Store } from '../store/index.js';
+import type { LeadRow } from '../store/leads.js';
+import { type Activity, activity, type LeadDialerView, leadDialer, recycle } from './activity.js';
 
 export type Counts = Record<LeadStatus, number> & { total: number };
 export interface CampaignSummary {
-  campaign: CampaignTable;
+  campaign: CampaignRow;
   counts: Counts;
 }
 
@@ -28,7 +28,7 @@ export interface LeadView {
   status: LeadStatus;
   priority: number;
   attempts: number;
-  /** attempts granted by recycling beyond the campaign's maximum (lead page only) */
+  /** attempts granted by recycling beyond the campaign's maximum */
   extraAttempts: number;
   scheduledFor: string | null;
   createdAt: number;
@@ -45,25 +45,22 @@ export interface LeadsPage {
 export const PAGE_SIZE = 50;
 const notFound = () => new AppError('not_found', MESSAGES.notFound);
 const emptyCounts = (): Counts => ({ raw: 0, attempting: 0, exhausted: 0, concluded: 0, total: 0 });
-
-export const isLeadStatus = (s: unknown): s is LeadStatus => (LEAD_STATUSES as readonly unknown[]).includes(s);
+/** a dashboard user reaches every campaign of their company */
+const companyWide = (companyId: string): Access => ({ companyId, campaignId: null });
 
 export class Dashboard {
   private readonly leads: LeadService;
 
   constructor(
-    readonly db: Db,
+    private readonly store: Store,
     /** the clock every page reads, injectable for tests */
     readonly now: () => number,
   ) {
-    this.leads = new LeadService(db, now);
+    this.leads = new LeadService(store, now);
   }
 
   async campaigns(companyId: string): Promise<CampaignSummary[]> {
-    const [rows, counts] = await Promise.all([
-      repo.campaignsOf(this.db.kysely, companyId),
-      repo.statusCounts(this.db.kysely, companyId),
-    ]);
+    const [rows, counts] = await Promise.all([this.store.campaigns.ofCompany(companyId), this.store.leads.statusCounts(companyId)]);
     const byId = new Map(rows.map((campaign) => [campaign.id, { campaign, counts: emptyCounts() }]));
     for (const c of counts) {
       const entry = byId.get(c.campaign_id);
@@ -76,7 +73,7 @@ export class Dashboard {
 
   async counts(companyId: string, campaignId: string): Promise<Counts> {
     const counts = emptyCounts();
-    for (const c of await repo.statusCounts(this.db.kysely, companyId, campaignId)) {
+    for (const c of await this.store.leads.statusCounts(companyId, campaignId)) {
       counts[c.status] += c.n;
       counts.total += c.n;
     }
@@ -90,9 +87,9 @@ export class Dashboard {
     return t;
   }
 
-  async campaign(companyId: string, campaignId: string): Promise<CampaignTable> {
-    const row = await repo.campaignOf(this.db.kysely, companyId, campaignId);
-    if (!row) throw notFound();
+  async campaign(companyId: string, campaignId: string): Promise<CampaignRow> {
+    const row = await this.store.campaigns.byId(campaignId);
+    if (!row || row.company_id !== companyId) throw notFound();
     return row;
   }
 
@@ -100,45 +97,58 @@ export class Dashboard {
   async createCampaign(companyId: string, name: string, settings: CampaignSettings): Promise<string> {
     const trimmed = name.trim();
     if (trimmed === '' || trimmed.length > 200) throw new SettingsError('Give the campaign a name of 1 to 200 characters');
-    return (await createCampaign(this.db, { companyId, name: trimmed, ...settings }, this.now())).campaignId;
+    return (await createCampaign(this.store, { companyId, name: trimmed, ...settings }, this.now())).campaignId;
   }
 
   async updateCampaign(companyId: string, campaignId: string, settings: CampaignSettings): Promise<void> {
     await this.campaign(companyId, campaignId);
-    await updateCampaign(this.db, campaignId, settings);
+    await updateCampaign(this.store, campaignId, settings);
   }
 
   /** a page of leads through the same service (cursor, order, filter) as GET /api/v1/leads */
   async leadsPage(companyId: string, campaignId: string, o: { status?: LeadStatus; cursor?: string }): Promise<LeadsPage> {
     await this.campaign(companyId, campaignId);
-    const viewer: Principal = { keyId: 'dashboard', companyId, campaignId: null, scope: 'read' };
-    const page = await this.leads.list(viewer, { campaignId, status: o.status, cursor: o.cursor, limit: String(PAGE_SIZE) });
-    const leads = (JSON.parse(page.leadsJson) as ApiLead[]).map(fromApi);
-    return { leads, next: page.hasMore ? page.cursor : null };
+    const page = await this.leads.rows(companyWide(companyId), { campaignId, status: o.status, cursor: o.cursor, limit: PAGE_SIZE });
+    return { leads: page.leads.map(view), next: page.hasMore ? page.cursor : null };
   }
 
   async search(companyId: string, campaignId: string, value: string): Promise<LeadView[]> {
     await this.campaign(companyId, campaignId);
-    const rows = await repo.leadsByIdentifier(this.db.kysely, campaignId, value.trim());
-    return rows.map(fromRow);
+    return (await this.store.leads.byIdentifier(campaignId, value.trim())).map(view);
   }
 
-  async lead(companyId: string, campaignId: string, leadId: string): Promise<{ campaign: CampaignTable; lead: LeadView }> {
+  async lead(companyId: string, campaignId: string, leadId: string): Promise<{ campaign: CampaignRow; lead: LeadView }> {
     const campaign = await this.campaign(companyId, campaignId);
-    const row = await repo.leadOf(this.db.kysely, campaign.id, leadId);
+    const row = await this.store.leads.byId(campaign.id, leadId);
     if (!row) throw notFound();
-    return { campaign, lead: fromRow(row) };
+    return { campaign, lead: view(row) };
   }
 
-  /** by the lead's own identifier, through the same statement as DELETE /api/v1/leads */
+  /** by the lead's own identifier, through the same service as DELETE /api/v1/leads */
   async deleteLead(companyId: string, campaignId: string, leadId: string): Promise<void> {
     const { lead } = await this.lead(companyId, campaignId, leadId);
     const by = lead.externalId !== null ? { externalId: lead.externalId } : { phoneNumber: lead.phoneNumber! };
-    if (!(await deleteOne(this.db.kysely, this.db.dialect, campaignId, by))) throw notFound();
+    await this.leads.deleteOne(companyWide(companyId), { campaignId, ...by }).catch((err) => {
+      throw err instanceof AppError && err.code === 'not_found' ? notFound() : err;
+    });
+  }
+
+  /** calls today and the last attempts of the company's campaigns */
+  activity(campaigns: readonly CampaignRow[]): Promise<Activity> {
+    return activity(this.store, campaigns, this.now());
+  }
+
+  /** one lead's attempts and why it is (not) being called */
+  leadDialer(campaign: CampaignRow, lead: LeadView): Promise<LeadDialerView> {
+    return leadDialer(this.store, campaign, lead, this.now());
+  }
+
+  recycle(campaign: CampaignRow): Promise<number> {
+    return recycle(this.store, campaign);
   }
 
   async keys(companyId: string): Promise<(KeySummary & { campaignName: string | null })[]> {
-    const [keys, campaigns] = await Promise.all([listKeys(this.db, companyId), repo.campaignsOf(this.db.kysely, companyId)]);
+    const [keys, campaigns] = await Promise.all([listKeys(this.store, companyId), this.store.campaigns.ofCompany(companyId)]);
     const names = new Map(campaigns.map((c) => [c.id, c.name]));
     return keys.reverse().map((k) => ({ ...k, campaignName: k.campaignId === null ? null : (names.get(k.campaignId) ?? k.campaignId) }));
   }
@@ -148,7 +158,7 @@ export class Dashboard {
     if (name === '' || name.length > 100) throw new AppError('validation', 'Give the key a name of 1 to 100 characters.');
     if (form.scope !== 'read' && form.scope !== 'write') throw new AppError('validation', 'Choose a scope.');
     const campaignId = form.campaignId ? (await this.campaign(companyId, form.campaignId)).id : null;
-    return createKey(this.db, { companyId, name, scope: form.scope, campaignId }, this.now());
+    return createKey(this.store, { companyId, name, scope: form.scope, campaignId }, this.now());
   }
 
   async key(companyId: string, keyId: string) {
@@ -159,44 +169,19 @@ export class Dashboard {
 
   async revokeKey(companyId: string, keyId: string): Promise<void> {
     await this.key(companyId, keyId);
-    await revokeKey(this.db, keyId, this.now());
+    await revokeKey(this.store, keyId, this.now());
   }
 }
 
-interface ApiLead {
-  _id: string;
-  phoneNumber?: string;
-  externalId?: string;
-  metadata: unknown;
-  status: LeadStatus;
-  scheduledFor?: string;
-  priority: number;
-  attempts: number;
-  _creationTime: number;
-}
-
-const fromApi = (l: ApiLead): LeadView => ({
-  id: l._id,
-  phoneNumber: l.phoneNumber ?? null,
-  externalId: l.externalId ?? null,
-  status: l.status,
-  priority: l.priority,
-  attempts: l.attempts,
-  extraAttempts: 0,
-  scheduledFor: l.scheduledFor ?? null,
-  createdAt: l._creationTime,
-  metadata: JSON.stringify(l.metadata),
-});
-
-const fromRow = (r: repo.LeadRow): LeadView => ({
+const view = (r: LeadRow): LeadView => ({
   id: r.id,
   phoneNumber: r.phone_number,
   externalId: r.external_id,
   status: r.status,
-  priority: Number(r.priority),
-  attempts: Number(r.attempts),
-  extraAttempts: Number(r.extra_attempts ?? 0),
+  priority: r.priority,
+  attempts: r.attempts,
+  extraAttempts: r.extra_attempts,
   scheduledFor: r.scheduled_for,
-  createdAt: Number(r.created_at),
+  createdAt: r.created_at,
   metadata: r.metadata,
 });

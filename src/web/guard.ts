@@ -6,14 +6,14 @@
  * none), a POST whose Sec-Fetch-Site says another origin sent it is refused,
  * and every form carries the session's token, compared in constant time.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/index.js';
+import { sameText } from '../crypto/digest.js';
 import { AppError } from '../errors.js';
+import type { SessionView } from '../store/sessions.js';
+import type { Store } from '../store/index.js';
 import { loadSession, sessionIdHash } from './accounts.js';
 import { readCookie, SESSION_COOKIE, SIGNIN_COOKIE } from './cookies.js';
 import { href } from './html.js';
-import type { SessionView } from './users-repository.js';
 
 export interface WebSession extends SessionView {
   idHash: string;
@@ -37,24 +37,17 @@ export class CsrfError extends AppError {
   }
 }
 
-export function sameToken(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 /** only a path inside the dashboard, so the sign-in form cannot redirect elsewhere */
 export function safeNext(next: unknown): string | undefined {
   return typeof next === 'string' && /^\/dashboard(\/[A-Za-z0-9._~%/?=&-]*)?$/.test(next) && !next.includes('//') ? next : undefined;
 }
 
-export function sessionHook(db: Db, now: () => number) {
+export function sessionHook(store: Store, now: () => number) {
   return async (request: FastifyRequest): Promise<void> => {
     request.webSession = null;
     const token = readCookie(request, SESSION_COOKIE);
     if (!token) return;
-    const session = await loadSession(db, token, now());
+    const session = await loadSession(store, token, now());
     if (session) request.webSession = { ...session, idHash: sessionIdHash(token) };
   };
 }
@@ -73,7 +66,7 @@ export async function accessHook(request: FastifyRequest, reply: FastifyReply): 
     const site = request.headers['sec-fetch-site'];
     if (site === 'cross-site' || site === 'same-site') throw new CsrfError();
     const expected = webPublic ? readCookie(request, SIGNIN_COOKIE) : session?.csrfToken;
-    if (!sameToken(formField(request, '_csrf'), expected)) throw new CsrfError();
+    if (!sameText(formField(request, '_csrf') || null, expected || null)) throw new CsrfError();
     if (!webPublic && session && !session.hasPassword && !webPasswordSetup) throw new CsrfError();
     return;
   }

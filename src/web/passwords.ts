@@ -8,7 +8,8 @@
  * instead. The parameters are stored with each hash, so they can be raised
  * later without invalidating existing passwords.
  */
-import { createHash, randomBytes, randomInt, scrypt, type ScryptOptions, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomInt, scrypt, type ScryptOptions } from 'node:crypto';
+import { sameText, sha256Hex } from '../crypto/digest.js';
 
 const N = 2 ** 15;
 const R = 8;
@@ -36,7 +37,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
   const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  return sameText(key, expected);
 }
 
 let dummy: Promise<string> | undefined;
@@ -57,7 +58,7 @@ export function generateOneTimePassword(): string {
   return groups.join('-');
 }
 
-export const hashOneTime = (value: string): string => createHash('sha256').update(value.trim().toLowerCase()).digest('hex');
+export const hashOneTime = (value: string): string => sha256Hex(value.trim().toLowerCase());
 
 export function passwordProblem(password: string): string | null {
   if (password.length < MIN_PASSWORD) return `Use at least ${MIN_PASSWORD} characters.`;

@@ -6,10 +6,10 @@
  * /api routes.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/index.js';
 import { AppError } from '../errors.js';
 import { isUnavailable, statusOf } from '../http/errors.js';
 import type { RateLimiter } from '../ratelimit/types.js';
+import type { Store } from '../store/index.js';
 import { ASSETS } from './assets/index.js';
 import { Dashboard } from './dashboard.js';
 import { accessHook, sessionHook } from './guard.js';
@@ -23,7 +23,7 @@ import { SignInLimiter, type SignInLimits } from './signin-limit.js';
 import { errorPage, type Viewer } from './views/layout.js';
 
 export interface WebDeps {
-  readonly db: Db;
+  readonly store: Store;
   readonly limiter: RateLimiter;
   readonly now: () => number;
   readonly signInLimits?: SignInLimits;
@@ -58,7 +58,7 @@ function onError(err: FastifyError, request: FastifyRequest, reply: FastifyReply
 
 export function dashboard(deps: WebDeps) {
   return async (app: FastifyInstance) => {
-    const dash = new Dashboard(deps.db, deps.now);
+    const dash = new Dashboard(deps.store, deps.now);
     const signIns = new SignInLimiter(deps.limiter, deps.now, deps.signInLimits);
 
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, body, done) => {
@@ -70,7 +70,7 @@ export function dashboard(deps: WebDeps) {
       route.schema = { ...route.schema, hide: true };
     });
     app.decorateRequest('webSession', null);
-    app.addHook('onRequest', sessionHook(deps.db, deps.now));
+    app.addHook('onRequest', sessionHook(deps.store, deps.now));
     app.addHook('preHandler', accessHook);
     app.addHook('onSend', async (request, reply) => {
       if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CSP);

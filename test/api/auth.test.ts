@@ -1,6 +1,6 @@
 /**
- * Authentication, scopes and campaign access over HTTP (lead-api.md
- * "Authentication", decisions.md "HTTP statuses" and "Keys, companies, campaigns").
+ * Authentication, scopes and campaign access over HTTP (docs/api.md
+ * "Authentication and keys", docs/api.md "Errors" and "Authentication and keys").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, revokeKey } from '../../src/auth/service.js';

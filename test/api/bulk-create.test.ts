@@ -1,6 +1,6 @@
 /**
- * POST /api/v1/leads/bulk (and /records/bulk). lead-api.md "POST /api/v1/leads/bulk",
- * decisions.md "Leads" and "Bulk requests".
+ * POST /api/v1/leads/bulk (and /records/bulk). docs/api.md "Endpoints",
+ * docs/api.md "Leads" and "Bulk requests".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableStores } from '../helpers/db.js';
@@ -184,7 +184,7 @@ describe.each(await availableStores())('bulk create on %s', (kind) => {
       expect(await countLeads(f, c)).toBe(before);
     });
 
-    // decisions.md: the FIRST invalid entry (lowest index) is named, and "externalId only on a
+    // docs/api.md "Bulk requests": the FIRST invalid entry (lowest index) is named, and "externalId only on a
     // campaign without predial" is a leads[N] 400 even though the schema refused a later entry.
     it('a predial error at a lower index is named before a schema error at a higher one', async () => {
       const res = await bulk({ campaignId: f.ids.campaignA, leads: [{ externalId: ext() }, { phoneNumber: 'bad' }] });

@@ -1,6 +1,6 @@
 /**
  * POST /api/v1/leads/bulk-delete (and /records/bulk-delete).
- * lead-api.md "POST /api/v1/leads/bulk-delete", decisions.md "Bulk requests".
+ * docs/api.md "Endpoints", docs/api.md "Bulk requests".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableStores } from '../helpers/db.js';

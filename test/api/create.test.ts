@@ -1,6 +1,6 @@
 /**
- * POST /api/v1/leads (and /records): one lead. lead-api.md "POST /api/v1/leads",
- * decisions.md "Leads".
+ * POST /api/v1/leads (and /records): one lead. docs/api.md "Endpoints",
+ * docs/api.md "Leads".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableStores } from '../helpers/db.js';

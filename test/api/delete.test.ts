@@ -1,6 +1,6 @@
 /**
  * DELETE /api/v1/leads (and /records): one lead by externalId or phoneNumber.
- * lead-api.md "DELETE /api/v1/leads".
+ * docs/api.md "Endpoints".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableStores } from '../helpers/db.js';

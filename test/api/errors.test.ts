@@ -2,7 +2,7 @@
  * Transport-level errors and the envelope: bad JSON, oversized bodies, wrong
  * content types, unknown paths, internal errors that must not leak, the health
  * check, and the X-RateLimit-* headers on every response.
- * decisions.md "HTTP statuses".
+ * docs/api.md "Errors".
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -228,7 +228,7 @@ describe.each(await availableStores())('the database gone on %s', (kind) => {
     }
   });
 
-  // DESIGN QUESTION, left failing on purpose (it.fails): lead-api.md says EVERY API response
+  // DESIGN QUESTION, left failing on purpose (it.fails): the contract (docs/api.md) says EVERY API response
   // carries X-RateLimit-*, but when the key cannot be looked up (database down) the guard
   // throws before any window is counted, so the 5xx has no rate-limit headers. Counting such
   // requests per IP would add them, at the price of 429s during an outage; not decided here.

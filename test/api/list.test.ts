@@ -1,7 +1,7 @@
 /**
  * GET /api/v1/leads (and /records): pages, limits, cursors, the status filter,
  * incremental sync and a walk that survives concurrent inserts and deletes.
- * lead-api.md "GET /api/v1/leads", decisions.md "Leads".
+ * docs/api.md "Endpoints", docs/api.md "Leads".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/leads/cursor.js';

@@ -1,6 +1,6 @@
 /**
  * Rate limits over HTTP with small figures and the injected clock.
- * lead-api.md "Limits", decisions.md "Rate limits" and "Order of checks".
+ * docs/api.md docs/api.md "Rate limits" and "Order of checks".
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/service.js';

@@ -7,7 +7,7 @@
 import net from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../../src/db/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { serviceAvailable } from '../helpers/services.js';
 
@@ -47,7 +47,7 @@ async function stallingProxy(target: { host: string; port: number }) {
 describe.skipIf(!(await serviceAvailable('postgres')))('PostgreSQL that stops answering', () => {
   let store: TestStore;
   let proxy: Awaited<ReturnType<typeof stallingProxy>>;
-  let db: Db;
+  let db: Store;
 
   beforeAll(async () => {
     store = await createTestStore('postgres');
@@ -57,7 +57,7 @@ describe.skipIf(!(await serviceAvailable('postgres')))('PostgreSQL that stops an
     url.port = String(proxy.port);
     // one connection, so that a hung one would be the one the next statement gets;
     // read timeout = statement timeout + 1 s
-    db = createDb({ kind: 'postgres', url: url.toString() }, { pgPoolSize: 1, pgStatementTimeoutMs: 300 });
+    db = openStore({ kind: 'postgres', url: url.toString() }, { pgPoolSize: 1, pgStatementTimeoutMs: 300 });
   });
   afterAll(async () => {
     await db?.close().catch(() => {});

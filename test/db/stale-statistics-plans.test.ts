@@ -2,16 +2,16 @@
  * The duplicate lookup of bulk create and bulk delete probes the unique
  * indexes once per identifier, even for a campaign the statistics do not know
  * yet (created or grown since the last ANALYZE), instead of reading every lead
- * of the campaign (src/leads/repository.ts, matching()); so do the lookups by
+ * of the campaign (src/store/postgres/leads.ts, matching()); so do the lookups by
  * one identifier (exists(), deleteOne()).
  */
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
-import type { Db } from '../../src/db/index.js';
+import type { Store } from '../../src/store/index.js';
 import type { Database } from '../../src/db/schema.js';
-import { deleteMany, deleteOne, exists, findExisting } from '../../src/leads/repository.js';
+import { PostgresLeadStore } from '../../src/store/postgres/leads.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { serviceAvailable } from '../helpers/services.js';
 
@@ -20,7 +20,7 @@ const FRESH = 5_000;
 
 describe.skipIf(!(await serviceAvailable('postgres')))('plans for a campaign the statistics do not know, on PostgreSQL', () => {
   let store: TestStore;
-  let db: Db;
+  let db: Store;
   let fresh: string;
 
   /** n leads with externalIds x-<from..> and phone numbers, inserted by the database */
@@ -98,7 +98,7 @@ describe.skipIf(!(await serviceAvailable('postgres')))('plans for a campaign the
 
   it('finds existing leads of an unanalyzed campaign by one index probe per identifier', async () => {
     const [plan] = await plans(async (k) => {
-      const found = await findExisting(k, 'postgres', fresh, ids(500), phones(500));
+      const found = await new PostgresLeadStore(k).findExisting(fresh, ids(500), phones(500));
       expect(found).toHaveLength(1000);
     });
     expectProbes(plan!, 2);
@@ -106,13 +106,13 @@ describe.skipIf(!(await serviceAvailable('postgres')))('plans for a campaign the
   });
 
   it('finds them by externalId alone the same way', async () => {
-    const [plan] = await plans((k) => findExisting(k, 'postgres', fresh, ids(1000), []));
+    const [plan] = await plans((k) => new PostgresLeadStore(k).findExisting(fresh, ids(1000), []));
     expectProbes(plan!, 2);
   });
 
   it('deletes them by the same probes', async () => {
     const [plan] = await plans(async (k) => {
-      const deleted = await deleteMany(k, 'postgres', fresh, ids(300), phones(300));
+      const deleted = await new PostgresLeadStore(k).deleteMany(fresh, ids(300), phones(300));
       expect(deleted).toHaveLength(600);
     });
     expectProbes(plan!, 2);
@@ -120,9 +120,9 @@ describe.skipIf(!(await serviceAvailable('postgres')))('plans for a campaign the
 
   it('looks one identifier up, and deletes by one, through the unique index', async () => {
     for (const fn of [
-      (k: Kysely<Database>) => exists(k, 'postgres', fresh, { externalId: `x-${KNOWN + 7}` }),
-      (k: Kysely<Database>) => exists(k, 'postgres', fresh, { phoneNumber: `+1415${String(KNOWN + 8).padStart(7, '0')}` }),
-      (k: Kysely<Database>) => deleteOne(k, 'postgres', fresh, { externalId: `x-${KNOWN + 9}` }),
+      (k: Kysely<Database>) => new PostgresLeadStore(k).exists(fresh, { externalId: `x-${KNOWN + 7}` }),
+      (k: Kysely<Database>) => new PostgresLeadStore(k).exists(fresh, { phoneNumber: `+1415${String(KNOWN + 8).padStart(7, '0')}` }),
+      (k: Kysely<Database>) => new PostgresLeadStore(k).deleteOne(fresh, { externalId: `x-${KNOWN + 9}` }),
     ]) {
       const [plan] = await plans(async (k) => expect(await fn(k)).toBe(true));
       expect(plan).not.toMatch(/Rows Removed by Filter/);

@@ -43,7 +43,7 @@ describe.each(await availableStores())('the list endpoint after dialing, on %s',
       { phoneNumber: '+442079461003', externalId: 'later', scheduledFor: '2099-01-01T00:00:00Z' },
     ]);
     for (let round = 0; round < 3; round++) {
-      await new Dialer({ db: f.db, logger: pino({ level: 'silent' }), campaignIds: [c] }).runOnce();
+      await new Dialer({ store: f.db, logger: pino({ level: 'silent' }), campaignIds: [c] }).runOnce();
     }
     expect(phone.requests).toHaveLength(5);
     const leads = Object.fromEntries((await listAll(f, c)).map((l: any) => [l.externalId, l]));

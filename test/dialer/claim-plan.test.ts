@@ -1,15 +1,15 @@
 /** The claim reads the due index: no full scan of leads, however large the campaign. */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/index.js';
-import { parseLocalWindow } from '../../src/dialer/hours.js';
-import { claimPlan } from '../../src/dialer/repository.js';
+import type { Store } from '../../src/store/index.js';
+import { parseLocalWindow } from '../../src/scheduling/hours.js';
+import { claimPlan } from '../../src/dialer/claim.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { makeCampaign, seedMany } from './support.js';
 
 describe.each(await availableStores())('the claim plan on %s', (kind) => {
   let store: TestStore;
-  let db: Db;
+  let db: Store;
   let campaignId: string;
   beforeAll(async () => {
     store = await createTestStore(kind);

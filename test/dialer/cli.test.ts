@@ -4,18 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/campaigns/settings.js';
-import { createDb, type Db } from '../../src/db/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { cli, startDialer } from './dialer-process.js';
 import { attemptRows, leadRow, seedLeads } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'leadline-dialer-cli-'));
 const path = join(dir, 'dialer.db');
 const env = { DATABASE_URL: `sqlite:${path}` };
-let db: Db;
+let db: Store;
 let companyId: string;
 
 beforeAll(async () => {
-  db = createDb({ kind: 'sqlite', path });
+  db = openStore({ kind: 'sqlite', path });
   await db.migrate();
   ({ companyId } = JSON.parse((await cli(['company', 'create', '--name', 'Acme', '--json'], env)).stdout));
 });

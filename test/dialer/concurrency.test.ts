@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateCampaign } from '../../src/campaigns/service.js';
-import type { Db } from '../../src/db/index.js';
+import type { Store } from '../../src/store/index.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { serviceAvailable } from '../helpers/services.js';
 import { type DialerProcess, startDialer } from './dialer-process.js';
@@ -18,7 +18,7 @@ const ready = await serviceAvailable('postgres');
 
 describe.skipIf(!ready)(`${WORKERS} dialer processes over ${LEADS} leads on PostgreSQL`, () => {
   let store: TestStore;
-  let db: Db;
+  let db: Store;
   let phone: Stub;
   /** what the telephony stub answers: fail everything, or succeed */
   let succeed = false;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { explainDue, type DueInput } from '../../src/dialer/due.js';
-import { parseHours, parseLocalWindow } from '../../src/dialer/hours.js';
+import { parseHours, parseLocalWindow } from '../../src/scheduling/hours.js';
 
 const NY = 'America/New_York';
 const d = (iso: string) => new Date(iso);

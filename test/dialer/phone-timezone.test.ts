@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isOpen, parseLocalWindow, validateTimeZone } from '../../src/dialer/hours.js';
+import { isOpen, parseLocalWindow, validateTimeZone } from '../../src/scheduling/hours.js';
 import {
   candidateZonesForPhone,
   knownPrefixes,

@@ -4,11 +4,12 @@
  * delay, exhaustion, recycling, and a lead deleted mid-call.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/index.js';
-import { LifecycleError } from '../../src/dialer/lifecycle.js';
-import { type AttemptRecord, planAttempt, recordAttempt, recordAttempts } from '../../src/dialer/attempt-repository.js';
+import type { Store } from '../../src/store/index.js';
+import { LifecycleError } from '../../src/leads/lifecycle.js';
+import { type AttemptRecord, planAttempt, recordAttempt } from '../../src/dialer/attempts.js';
 import { AttemptRecorder } from '../../src/dialer/recorder.js';
-import { type ClaimedLead, claimDue, recycleLeads, releaseClaim, renewClaims } from '../../src/dialer/repository.js';
+import { claimDue } from '../../src/dialer/claim.js';
+import type { ClaimedLead } from '../../src/store/queue.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { attemptRows, leadRow, makeCampaign, seedLeads } from './support.js';
 
@@ -18,7 +19,7 @@ const LEASE = 5 * MIN;
 
 describe.each(await availableStores())('dialer repository on %s', (kind) => {
   let store: TestStore;
-  let db: Db;
+  let db: Store;
   beforeAll(async () => {
     store = await createTestStore(kind);
     db = await store.open();
@@ -115,8 +116,8 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     const c = await makeCampaign(db);
     await seedLeads(db, c, [{}]);
     const [l] = await claim(c, { worker: 'a' });
-    expect(await renewClaims(db, 'a', [l!.seq], T0 + 3 * LEASE)).toBe(1);
-    expect(await renewClaims(db, 'someone-else', [l!.seq], T0 + 9 * LEASE)).toBe(0);
+    expect(await db.queue.renew('a', [l!.seq], T0 + 3 * LEASE)).toBe(1);
+    expect(await db.queue.renew('someone-else', [l!.seq], T0 + 9 * LEASE)).toBe(0);
     expect(await claim(c, { worker: 'b', now: T0 + 2 * LEASE })).toEqual([]);
     expect(await claim(c, { worker: 'b', now: T0 + 3 * LEASE })).toHaveLength(1);
   });
@@ -166,7 +167,7 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     expect(await leadRow(db, id!)).toMatchObject({ status: 'exhausted', attempts: 2, next_attempt_at: null });
     expect(await claim(c, { now: T0 + MIN, maxAttempts: 2 })).toEqual([]);
 
-    expect(await recycleLeads(db, c, 2, 2)).toBe(1);
+    expect(await db.queue.recycle(c, 2, 2)).toBe(1);
     expect(await leadRow(db, id!)).toMatchObject({ status: 'attempting', attempts: 2, extra_attempts: 2 });
     expect(await fail(T0 + 2)).toMatchObject({ status: 'attempting', attempt: 3 });
     expect(await fail(T0 + 3)).toMatchObject({ status: 'exhausted', attempt: 4 });
@@ -179,7 +180,7 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     /** claims everything due, keeps `id`, gives the others back untouched */
     const take = async (id: string, now: number) => {
       const got = await claim(c, { now, limit: 10 });
-      for (const l of got) if (l.id !== id) await releaseClaim(db, l);
+      for (const l of got) if (l.id !== id) await db.queue.release(l);
       return got.find((l) => l.id === id)!;
     };
     await recordAttempt(db, await take(won!, T0), attempt({ success: true }));
@@ -189,11 +190,11 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     // The operator lowers the campaign's maximum from 3 to 2: "stranded" (2 attempts) has none left.
     const got = await claim(c, { now: T0 + 4, maxAttempts: 2 });
     expect(got.map((l) => l.id)).toEqual([open]);
-    for (const l of got) await releaseClaim(db, l);
+    for (const l of got) await db.queue.release(l);
     const [raw] = await seedLeads(db, c, [{}]);
     const ids = [won!, open!, stranded!, raw!];
     const before = await Promise.all(ids.map((id) => leadRow(db, id)));
-    expect(await recycleLeads(db, c, 2, 3)).toBe(1);
+    expect(await db.queue.recycle(c, 2, 3)).toBe(1);
     const after = await Promise.all(ids.map((id) => leadRow(db, id)));
     expect(after[0]).toEqual(before[0]);
     expect(after[1]).toEqual(before[1]);
@@ -210,7 +211,7 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     const [l] = await claim(c);
     await db.kysely.deleteFrom('leads').where('id', '=', id!).execute();
     expect(await recordAttempt(db, l!, attempt())).toEqual({ result: 'gone' });
-    expect(await releaseClaim(db, l!)).toBe(false);
+    expect(await db.queue.release(l!)).toBe(false);
     expect(await leadRow(db, id!)).toBeUndefined();
     expect(await attemptRows(db, id!)).toEqual([]);
   });
@@ -231,9 +232,9 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     const claimed = await claim(c);
     const by = (id: string) => claimed.find((l) => l.id === id)!;
     await db.kysely.deleteFrom('leads').where('id', '=', ids[2]!).execute();
-    await releaseClaim(db, by(ids[3]!));
+    await db.queue.release(by(ids[3]!));
     const plans = ids.map((id, i) => planAttempt(by(id), attempt({ success: i === 0, reason: `call ${i}` })));
-    expect(await recordAttempts(db, plans)).toEqual([
+    expect(await db.queue.record(plans)).toEqual([
       { result: 'recorded', status: 'concluded', attempt: 1 },
       { result: 'recorded', status: 'attempting', attempt: 1 },
       { result: 'gone' },
@@ -262,7 +263,7 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     const before = await Promise.all([a!, b!].map((id) => leadRow(db, id)));
     // "tried" has had a failed attempt: it is attempting, due again after the retry delay (0 here).
     const first = await claim(c, { limit: 10 });
-    for (const l of first) if (l.id !== tried) expect(await releaseClaim(db, l)).toBe(true);
+    for (const l of first) if (l.id !== tried) expect(await db.queue.release(l)).toBe(true);
     expect(await Promise.all([a!, b!].map((id) => leadRow(db, id)))).toEqual(before);
     await recordAttempt(db, first.find((l) => l.id === tried)!, attempt({ retryDelayMs: 0, finishedAt: T0 }));
     const triedBefore = await leadRow(db, tried!);
@@ -270,15 +271,15 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     expect(claimed.map((l) => l.id).sort()).toEqual([a, b, tried].sort());
     expect((await leadRow(db, a!))!.status).toBe('attempting');
     const by = (id: string) => claimed.find((l) => l.id === id)!;
-    expect(await releaseClaim(db, by(a!))).toBe(true);
-    expect(await releaseClaim(db, by(b!), { localZones: 7 })).toBe(true);
-    expect(await releaseClaim(db, by(tried!))).toBe(true);
+    expect(await db.queue.release(by(a!))).toBe(true);
+    expect(await db.queue.release(by(b!), { localZones: 7 })).toBe(true);
+    expect(await db.queue.release(by(tried!))).toBe(true);
     expect(await leadRow(db, a!)).toEqual(before[0]);
     expect(await leadRow(db, b!)).toEqual({ ...before[1], local_zones: 7 });
     expect(await leadRow(db, tried!)).toEqual(triedBefore);
     expect(triedBefore).toMatchObject({ status: 'attempting', attempts: 1, claimed_by: null });
     // released twice: the second finds no claim of its own and writes nothing
-    expect(await releaseClaim(db, by(a!))).toBe(false);
+    expect(await db.queue.release(by(a!))).toBe(false);
     expect((await claim(c, { now: T0 + 2, limit: 10 })).map((l) => l.id).sort()).toEqual([a, b, tried].sort());
   });
 

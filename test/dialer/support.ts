@@ -1,7 +1,7 @@
 /** Campaigns and leads written straight to the database, for dialer tests. */
 import { sql } from 'kysely';
 import { createCampaign, createCompany, type CampaignSettings } from '../../src/campaigns/service.js';
-import type { Db } from '../../src/db/index.js';
+import type { Store } from '../../src/store/index.js';
 import { newIds } from '../../src/ids.js';
 
 export interface SeedLead {
@@ -13,7 +13,7 @@ export interface SeedLead {
   createdAt?: number;
 }
 
-export async function makeCampaign(db: Db, settings: CampaignSettings = {}): Promise<string> {
+export async function makeCampaign(db: Store, settings: CampaignSettings = {}): Promise<string> {
   const { companyId } = await createCompany(db, 'Dialer Co');
   const { campaignId } = await createCampaign(db, {
     companyId,
@@ -28,7 +28,7 @@ export async function makeCampaign(db: Db, settings: CampaignSettings = {}): Pro
 let numbers = 0;
 
 /** inserts in array order (so seq, the creation order, follows it); returns the ids */
-export async function seedLeads(db: Db, campaignId: string, leads: SeedLead[], createdAt = Date.now()): Promise<string[]> {
+export async function seedLeads(db: Store, campaignId: string, leads: SeedLead[], createdAt = Date.now()): Promise<string[]> {
   const ids = newIds('ld_', leads.length);
   for (let i = 0; i < leads.length; i += 500) {
     await db.kysely
@@ -53,7 +53,7 @@ export async function seedLeads(db: Db, campaignId: string, leads: SeedLead[], c
 }
 
 /** n leads with distinct numbers, inserted by the database itself (fast for 10,000s) */
-export async function seedMany(db: Db, campaignId: string, n: number, createdAt = Date.now()): Promise<void> {
+export async function seedMany(db: Store, campaignId: string, n: number, createdAt = Date.now()): Promise<void> {
   if (db.dialect === 'postgres') {
     await sql`insert into leads (id, campaign_id, phone_number, metadata, status, priority, attempts, created_at)
       select 'ld_' || ${campaignId}::text || '_' || g, ${campaignId}, '+1415' || lpad(g::text, 7, '0'), '{}', 'raw', 0, 0, ${createdAt}::bigint
@@ -65,10 +65,10 @@ export async function seedMany(db: Db, campaignId: string, n: number, createdAt 
   }
 }
 
-export async function leadRow(db: Db, id: string) {
+export async function leadRow(db: Store, id: string) {
   return db.kysely.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function attemptRows(db: Db, leadId: string) {
+export async function attemptRows(db: Store, leadId: string) {
   return db.kysely.selectFrom('attempts').selectAll().where('lead_id', '=', leadId).orderBy('attempt').execute();
 }

@@ -4,18 +4,18 @@
  */
 import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../../src/db/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { migrations } from '../../src/db/migrations.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { leadRow, makeCampaign, seedLeads } from './support.js';
 
 describe.each(await availableStores())('migration 0007 on %s', (kind) => {
   let store: TestStore;
-  let db: Db;
+  let db: Store;
   let ids: string[];
   beforeAll(async () => {
     store = await createTestStore(kind);
-    db = createDb(store.config);
+    db = openStore(store.config);
     // The database as it was before 0007, with leads in the states earlier versions left.
     const provider = { getMigrations: async () => migrations(db.dialect) };
     const { error } = await new Migrator({ db: db.kysely, provider }).migrateTo('0006_simulate_settings');

@@ -6,10 +6,10 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateCampaign } from '../../src/campaigns/service.js';
-import type { Db } from '../../src/db/index.js';
+import type { Store } from '../../src/store/index.js';
 import { explainLead } from '../../src/dialer/explain.js';
-import { parseLocalWindow } from '../../src/dialer/hours.js';
-import { claimDue, recycleLeads } from '../../src/dialer/repository.js';
+import { parseLocalWindow } from '../../src/scheduling/hours.js';
+import { claimDue } from '../../src/dialer/claim.js';
 import { Dialer, type DialerOptions } from '../../src/dialer/worker.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { startStub } from './http-stub.js';
@@ -20,7 +20,7 @@ const at = (iso: string) => Date.parse(iso);
 
 describe.each(await availableStores())('dialer worker on %s', (kind) => {
   let store: TestStore;
-  let db: Db;
+  let db: Store;
   beforeAll(async () => {
     store = await createTestStore(kind);
     db = await store.open();
@@ -32,7 +32,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
 
   /** a worker for one campaign whose clock reads `now`; random() = 0 makes every simulated call succeed */
   const worker = (campaignId: string, now: number, o: Partial<DialerOptions> = {}) =>
-    new Dialer({ db, logger: silent, campaignIds: [campaignId], now: () => now, random: () => 0, ...o });
+    new Dialer({ store: db, logger: silent, campaignIds: [campaignId], now: () => now, random: () => 0, ...o });
   const statuses = async (ids: string[]) => Promise.all(ids.map(async (id) => (await leadRow(db, id))?.status));
 
   it('calls only inside calling hours that cross midnight', async () => {
@@ -135,7 +135,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
       reasons: ['attempts used up'],
       nextDueAt: null,
     });
-    expect(await recycleLeads(db, c, 2, 2)).toBe(1);
+    expect(await db.queue.recycle(c, 2, 2)).toBe(1);
     expect(await worker(c, t + 3000).runOnce()).toMatchObject({ attempts: 1 });
     expect(await leadRow(db, id!)).toMatchObject({ status: 'attempting', attempts: 3 });
     expect((await attemptRows(db, id!)).map((a) => [a.attempt, a.outcome])).toEqual([
@@ -213,7 +213,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
     const [quick, slow] = await seedLeads(db, c, [{ priority: 2 }, { priority: 1 }]);
     let calls = 0;
     const w = new Dialer({
-      db,
+      store: db,
       logger: silent,
       campaignIds: [c],
       random: () => 0,
@@ -243,7 +243,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
     let calls = 0;
     let reads = 0;
     const w: Dialer = new Dialer({
-      db,
+      store: db,
       logger: silent,
       campaignIds: [c],
       random: () => 0,
@@ -273,7 +273,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
   it('claims stay renewed while calls finish during the grace period', async () => {
     const c = await makeCampaign(db);
     const [id] = await seedLeads(db, c, [{}]);
-    const w = new Dialer({ db, logger: silent, campaignIds: [c], random: () => 0, claimTimeoutMs: 300, sleep: () => new Promise((r) => setTimeout(r, 1200)) });
+    const w = new Dialer({ store: db, logger: silent, campaignIds: [c], random: () => 0, claimTimeoutMs: 300, sleep: () => new Promise((r) => setTimeout(r, 1200)) });
     const running = w.run();
     while (w.callsInFlight < 1) await new Promise((r) => setTimeout(r, 5));
     const stopped = w.stop(5000);
@@ -286,7 +286,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
 
   it('run() keeps polling: leads created later are called, and campaign updates apply', async () => {
     const c = await makeCampaign(db, { hours: 'never' });
-    const w = new Dialer({ db, logger: silent, campaignIds: [c], random: () => 0, pollIntervalMs: 20, campaignRefreshMs: 50 });
+    const w = new Dialer({ store: db, logger: silent, campaignIds: [c], random: () => 0, pollIntervalMs: 20, campaignRefreshMs: 50 });
     const running = w.run();
     try {
       const [id] = await seedLeads(db, c, [{}]);

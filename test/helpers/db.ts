@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { DatabaseConfig } from '../../src/config.js';
-import { createDb, type Db } from '../../src/db/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { PG_ADMIN_URL, serviceAvailable } from './services.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -16,7 +16,7 @@ export interface TestStore {
   readonly config: DatabaseConfig;
   readonly url: string;
   /** opens a new, migrated connection to this store */
-  open(): Promise<Db>;
+  open(): Promise<Store>;
   drop(): Promise<void>;
 }
 
@@ -39,9 +39,9 @@ export async function createTestStore(kind: StoreKind): Promise<TestStore> {
       config,
       url: `sqlite:${path}`,
       open: async () => {
-        const db = createDb(config);
-        await db.migrate();
-        return db;
+        const store = openStore(config);
+        await store.migrate();
+        return store;
       },
       drop: async () => rmSync(dir, { recursive: true, force: true }),
     };
@@ -55,9 +55,9 @@ export async function createTestStore(kind: StoreKind): Promise<TestStore> {
     config,
     url: url.toString(),
     open: async () => {
-      const db = createDb(config, { pgPoolSize: 5 });
-      await db.migrate();
-      return db;
+      const store = openStore(config, { pgPoolSize: 5 });
+      await store.migrate();
+      return store;
     },
     drop: () => adminQuery(`drop database if exists ${name} with (force)`),
   };

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { createKey, revokeKey } from '../../src/auth/service.js';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
 import { type Config, loadConfig, type RateLimitConfig } from '../../src/config.js';
-import type { Db } from '../../src/db/index.js';
+import type { Store } from '../../src/store/index.js';
 import { buildApp } from '../../src/http/app.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import type { RateLimiter } from '../../src/ratelimit/types.js';
@@ -34,7 +34,7 @@ const GENEROUS: RateLimitConfig = { perMinute: 1e6, perHour: 1e6, bulkPerMinute:
 
 export async function makeFixture(kind: StoreKind, opts: FixtureOptions = {}) {
   const store: TestStore = await createTestStore(kind);
-  const db: Db = await store.open();
+  const db: Store = await store.open();
   const clock: Clock = {
     now: Date.now(),
     advance(ms) {
@@ -45,7 +45,7 @@ export async function makeFixture(kind: StoreKind, opts: FixtureOptions = {}) {
   const base = loadConfig({ ...opts.env });
   const config: Config = { ...base, database: store.config, rateLimit: { ...GENEROUS, ...opts.rateLimit } };
   const limiter = opts.limiter ? opts.limiter(clock) : new MemoryRateLimiter({ now });
-  const app: FastifyInstance = await buildApp({ config, db, limiter, now });
+  const app: FastifyInstance = await buildApp({ config, store: db, limiter, now });
 
   const { companyId: companyA } = await createCompany(db, 'Company A');
   const { companyId: companyB } = await createCompany(db, 'Company B');

@@ -3,13 +3,13 @@
  * creates and bulk deletes, then restarted on the same database, several
  * rounds in a row. Every acknowledged bulk is wholly there (a delete: wholly
  * gone), no bulk is ever partly applied, and the database passes its
- * integrity checks (decisions.md "Bulk requests": atomic even if the process dies).
+ * integrity checks (docs/api.md "Bulk requests": atomic even if the process dies).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/service.js';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
-import type { Db } from '../../src/db/index.js';
+import type { Store } from '../../src/store/index.js';
 import { availableStores, createTestStore, type StoreKind, type TestStore } from '../helpers/db.js';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
@@ -29,7 +29,7 @@ interface Batch {
 let phones = 0;
 const nextPhone = () => `+1415${String(++phones).padStart(7, '0')}`;
 
-async function integrity(db: Db, kind: StoreKind): Promise<string[]> {
+async function integrity(db: Store, kind: StoreKind): Promise<string[]> {
   const problems: string[] = [];
   if (kind === 'sqlite') {
     const { rows } = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(db.kysely);

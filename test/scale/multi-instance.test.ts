@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, revokeKey } from '../../src/auth/service.js';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
-import type { Db } from '../../src/db/index.js';
+import type { Store } from '../../src/store/index.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { REDIS_URL, serviceAvailable } from '../helpers/services.js';
@@ -15,7 +15,7 @@ const PER_MINUTE = 40;
 
 describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
   let store: TestStore;
-  let db: Db;
+  let db: Store;
   let servers: ServerProcess[] = [];
   let campaignId: string;
   let companyId: string;

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { createKey } from '../../src/auth/service.js';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
 import { loadConfig } from '../../src/config.js';
-import { createDb, type Db } from '../../src/db/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { buildApp } from '../../src/http/app.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
@@ -19,7 +19,7 @@ const ready = await serviceAvailable('postgres');
 describe.skipIf(!ready)('PostgreSQL outage while serving', () => {
   let store: TestStore;
   let proxy: TcpProxy;
-  let db: Db;
+  let db: Store;
   let app: FastifyInstance;
   let key: string;
   let campaignId: string;
@@ -34,10 +34,10 @@ describe.skipIf(!ready)('PostgreSQL outage while serving', () => {
     const url = new URL(store.url);
     proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
     url.port = String(proxy.port);
-    db = createDb({ kind: 'postgres', url: url.toString() }, { pgPoolSize: 4 });
+    db = openStore({ kind: 'postgres', url: url.toString() }, { pgPoolSize: 4 });
     // KEY_CACHE_MS=0: every request authenticates against the database.
     const config = loadConfig({ KEY_CACHE_MS: '0', RATE_LIMIT_IP_PER_MINUTE: '100000' });
-    app = await buildApp({ config, db, limiter: new MemoryRateLimiter() });
+    app = await buildApp({ config, store: db, limiter: new MemoryRateLimiter() });
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 /**
  * Hostile input never breaks the envelope: property-based requests against
  * every lead endpoint under both prefixes, and afterwards the database holds
- * nothing the contract forbids (decisions.md "Leads").
+ * nothing the contract forbids (docs/api.md "Leads").
  */
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';

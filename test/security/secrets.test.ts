@@ -15,7 +15,7 @@ import { generateKeyValue, hashKey } from '../../src/auth/keys.js';
 import { createKey, KeyAuthenticator, revokeKey } from '../../src/auth/service.js';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
 import { loadConfig } from '../../src/config.js';
-import type { Db } from '../../src/db/index.js';
+import type { Store } from '../../src/store/index.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
@@ -53,7 +53,7 @@ function malformed(key: string): string[] {
   ];
 }
 
-async function companyWithKeys(db: Db) {
+async function companyWithKeys(db: Store) {
   const { companyId } = await createCompany(db, 'Secret Co');
   const { campaignId } = await createCampaign(db, { companyId, name: 'Secret campaign' });
   const write = await createKey(db, { companyId, name: 'w', scope: 'write' });
@@ -65,7 +65,7 @@ async function companyWithKeys(db: Db) {
 
 describe.each(await availableStores())('secrets on %s', (kind) => {
   let store: TestStore;
-  let db: Db;
+  let db: Store;
   let app: FastifyInstance;
   let queries: () => number;
   let setup: Awaited<ReturnType<typeof companyWithKeys>>;
@@ -84,7 +84,7 @@ describe.each(await availableStores())('secrets on %s', (kind) => {
       },
     });
     const config = { ...loadConfig({ RATE_LIMIT_IP_PER_MINUTE: '20' }), database: store.config };
-    app = await buildApp({ config, db: counted.db, limiter: new MemoryRateLimiter(), logger: createLogger('trace', sink) });
+    app = await buildApp({ config, store: counted.db, limiter: new MemoryRateLimiter(), logger: createLogger('trace', sink) });
   });
   afterAll(async () => {
     await app?.close();
@@ -112,7 +112,7 @@ describe.each(await availableStores())('secrets on %s', (kind) => {
     }
     // the same through the authenticator alone, with nothing cached
     const counted = countingDb(db);
-    const authenticator = new KeyAuthenticator(counted.db, 0);
+    const authenticator = new KeyAuthenticator(counted.db.keys, 0);
     for (const bad of malformed(setup.write)) expect(await authenticator.authenticate(bad)).toBeNull();
     expect(counted.queries()).toBe(0);
     // control: a well-formed unknown key does reach the database, so the counter counts

@@ -1,17 +1,17 @@
 /**
  * What the security suites share: the contract's rules for a stored lead,
- * checked on the rows themselves, and a Db whose queries can be counted.
+ * checked on the rows themselves, and a Store whose queries can be counted.
  */
 import type { KyselyPlugin } from 'kysely';
-import type { Db } from '../../src/db/index.js';
+import { storeOn, type Store } from '../../src/store/index.js';
 
 const E164 = /^\+[1-9][0-9]{1,14}$/;
 // NUL or a UTF-16 surrogate that is not half of a pair
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const METADATA_MAX = 16 * 1024;
 
-/** every way a stored lead breaks decisions.md "Leads"; empty when none does */
-export async function forbiddenLeads(db: Db): Promise<string[]> {
+/** every way a stored lead breaks docs/api.md "Leads"; empty when none does */
+export async function forbiddenLeads(db: Store): Promise<string[]> {
   const rows = await db.kysely.selectFrom('leads').selectAll().execute();
   const campaigns = new Set((await db.kysely.selectFrom('campaigns').select('id').execute()).map((c) => c.id));
   const problems: string[] = [];
@@ -52,7 +52,7 @@ export async function forbiddenLeads(db: Db): Promise<string[]> {
 }
 
 /** the same database, with every query made through `db.kysely` counted */
-export function countingDb(db: Db): { db: Db; queries(): number } {
+export function countingDb(db: Store): { db: Store; queries(): number } {
   let count = 0;
   const plugin: KyselyPlugin = {
     transformQuery: (args) => {
@@ -61,7 +61,7 @@ export function countingDb(db: Db): { db: Db; queries(): number } {
     },
     transformResult: async (args) => args.result,
   };
-  return { db: { ...db, kysely: db.kysely.withPlugin(plugin) }, queries: () => count };
+  return { db: storeOn({ ...db, kysely: db.kysely.withPlugin(plugin) }), queries: () => count };
 }
 
 /** a value with one character changed, at `index` from the end (so the checksum by default) */

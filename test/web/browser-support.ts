@@ -14,7 +14,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
 import { loadConfig } from '../../src/config.js';
-import type { Db } from '../../src/db/index.js';
+import type { Store } from '../../src/store/index.js';
 import { buildApp } from '../../src/http/app.js';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import { createUser } from '../../src/web/accounts.js';
@@ -44,7 +44,7 @@ export const screenshot = (page: Page, name: string) => page.screenshot({ path: 
 
 export interface Site {
   app: FastifyInstance;
-  db: Db;
+  db: Store;
   base: string;
   companyA: string;
   companyB: string;
@@ -59,7 +59,7 @@ export async function startSite(): Promise<Site> {
   const db = await store.open();
   const config = { ...loadConfig({}), database: store.config };
   const limiter = new MemoryRateLimiter();
-  const app = await buildApp({ config, db, limiter });
+  const app = await buildApp({ config, store: db, limiter });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   const { companyId: companyA } = await createCompany(db, 'Acme Outbound');

@@ -110,7 +110,7 @@ describe.skipIf(!runBrowserSuite)('dashboard in a real browser', () => {
     let seed = 42;
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     for (let pass = 0; pass < 2; pass++) {
-      await new Dialer({ db: site.db, logger: createLogger('silent'), campaignIds: [campaignId], simulateDurationMs: [0, 0], random }).runOnce();
+      await new Dialer({ store: site.db, logger: createLogger('silent'), campaignIds: [campaignId], simulateDurationMs: [0, 0], random }).runOnce();
     }
     await page.getByRole('link', { name: 'Overview' }).click();
     expect(await page.locator('.stats').first().innerText()).toMatch(/64\s+ALL LEADS/i);

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import type { Db } from '../../src/db/index.js';
+import type { Store } from '../../src/store/index.js';
 import { createUser } from '../../src/web/accounts.js';
 
 export interface Page {
@@ -72,7 +72,7 @@ export class Browser {
 export const PASSWORD = 'correct horse battery staple';
 
 /** a user with a chosen password, signed in in a fresh browser */
-export async function signedInUser(app: FastifyInstance, db: Db, companyId: string, email: string, ip?: string): Promise<Browser> {
+export async function signedInUser(app: FastifyInstance, db: Store, companyId: string, email: string, ip?: string): Promise<Browser> {
   const { oneTimePassword } = await createUser(db, { companyId, email });
   const browser = new Browser(app, ip);
   const first = await browser.signIn(email, oneTimePassword);

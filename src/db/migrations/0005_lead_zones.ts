@@ -12,13 +12,14 @@
  * it would not help: PostgreSQL (before 17) gives up the index order for an
  * `= ANY` condition on a later column and sorts the whole due range instead.
  *
- * Existing leads are filled here, in batches, by the same code the dialer uses.
+ * Existing leads keep NULL here: the dialer works out the zones of every
+ * lead still at NULL in a campaign before it claims from it (the same path as
+ * for a lead created after this migration), so nothing is called before its
+ * zones are known. A migration is frozen once released, so it imports no
+ * domain code: the prefix table may change, this file may not.
  */
 import { type Kysely, sql } from 'kysely';
-import { fillLeadZones } from '../../dialer/local-zones.js';
 import type { Dialect } from '../index.js';
-
-const BATCH = 5000;
 
 export function leadZones(dialect: Dialect) {
   const pg = dialect === 'postgres';
@@ -31,8 +32,6 @@ export function leadZones(dialect: Dialect) {
         .addColumn('zones', 'text', (c) => c.notNull().unique())
         .execute();
       await db.schema.alterTable('leads').addColumn('local_zones', 'integer').execute();
-
-      while ((await fillLeadZones(db, dialect, { limit: BATCH })).filled === BATCH);
       // The leads the dialer has yet to fill: an empty index once it has.
       await sql`create index leads_zones_unknown on leads (campaign_id) where local_zones is null`.execute(db);
     },

@@ -6,22 +6,20 @@
  * the claim had set. Today such a claim restores the status it found, so a
  * lead can only be attempting with 0 attempts while a worker holds it.
  *
- * The move is the lifecycle's own (claim from raw, then release); a lead
- * still claimed is left to its worker, and its due time is cleared because
- * the deferral's "window opens at" is now checked at claim time instead.
- * One pass over `leads` (no index covers `attempts`), once.
+ * The move is the lifecycle's own (claim from raw, then release: attempting
+ * back to raw), spelt out here because a released migration is frozen and
+ * imports no domain code. A lead still claimed is left to its worker, and its
+ * due time is cleared because the deferral's "window opens at" is now checked
+ * at claim time instead. One pass over `leads` (no index covers `attempts`), once.
  */
 import { type Kysely, sql } from 'kysely';
-import { nextStatus } from '../../dialer/lifecycle.js';
 import type { Dialect } from '../index.js';
 
 export function unclaimedAttempting(_dialect: Dialect) {
   return {
     async up(db: Kysely<any>) {
-      const claimed = nextStatus('raw', 'claim');
-      const released = nextStatus(claimed, 'release', { claimedFrom: 'raw' });
-      await sql`update leads set status = ${released}, next_attempt_at = null
-        where status = ${claimed} and attempts = 0 and claimed_by is null`.execute(db);
+      await sql`update leads set status = 'raw', next_attempt_at = null
+        where status = 'attempting' and attempts = 0 and claimed_by is null`.execute(db);
     },
   };
 }

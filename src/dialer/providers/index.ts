@@ -1,6 +1,6 @@
 /** The provider a campaign names, built from its settings. */
 import type { CampaignTable } from '../../db/schema.js';
-import { parseDurationRange } from '../duration.js';
+import { parseDurationRange } from '../../scheduling/duration.js';
 import { parseFailureMix } from './failure-mix.js';
 import { simulateProvider, type SimulateOptions } from './simulate.js';
 import type { CallProvider } from './types.js';

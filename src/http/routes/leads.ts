@@ -11,9 +11,9 @@ import {
   deleteQuery,
   type IdentifierEntry,
   type LeadInput,
-  type LeadStatus,
   listQuery,
 } from '../../leads/schemas.js';
+import type { LeadStatus } from '../../leads/lifecycle.js';
 import { sendOk, sendOkRaw } from '../envelope.js';
 import { bulkCreateLeadsDoc, bulkDeleteLeadsDoc, createLeadDoc, deleteLeadDoc, listLeadsDoc } from '../openapi-schemas.js';
 

@@ -20,7 +20,7 @@ function signInToken(request: FastifyRequest, reply: FastifyReply): string {
 }
 
 export function authRoutes(deps: WebDeps, limiter: SignInLimiter) {
-  const { db, now } = deps;
+  const { store, now } = deps;
   return async (app: FastifyInstance) => {
     app.get('/login', { config: { webPublic: true } }, async (request, reply) => {
       if (request.webSession) return reply.redirect(href('/'), 303);
@@ -38,17 +38,17 @@ export function authRoutes(deps: WebDeps, limiter: SignInLimiter) {
         reply.header('Retry-After', verdict.retryAfterS);
         return retry(429, `Too many sign-in attempts. Try again in ${Math.ceil(verdict.retryAfterS / 60)} minute(s).`);
       }
-      const userId = await verifySignIn(db, email, f.password ?? '', now());
+      const userId = await verifySignIn(store, email, f.password ?? '', now());
       if (!userId) return retry(401, 'That email and password do not match an account.');
-      const session = await startSession(db, userId, now());
-      if (request.webSession) await endSession(db, request.webSession.idHash);
+      const session = await startSession(store, userId, now());
+      if (request.webSession) await endSession(store, request.webSession.idHash);
       setCookie(request, reply, SESSION_COOKIE, session.token, { maxAge: SESSION_TTL_MS / 1000, sameSite: 'Lax' });
       clearCookie(request, reply, SIGNIN_COOKIE);
       return reply.redirect(safeNext(f.next) ?? href('/'), 303);
     });
 
     app.post('/logout', { config: { webPasswordSetup: true } }, async (request, reply) => {
-      if (request.webSession) await endSession(db, request.webSession.idHash);
+      if (request.webSession) await endSession(store, request.webSession.idHash);
       clearCookie(request, reply, SESSION_COOKIE);
       return reply.redirect(href('/login'), 303);
     });
@@ -62,7 +62,7 @@ export function authRoutes(deps: WebDeps, limiter: SignInLimiter) {
     app.post('/password', { config: { webPasswordSetup: true } }, async (request, reply) => {
       const s = request.webSession!;
       const f = form(request);
-      const error = await choosePassword(db, {
+      const error = await choosePassword(store, {
         userId: s.userId,
         keepSession: s.idHash,
         current: f.current,

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { SettingsError } from '../../campaigns/settings.js';
 import { DEFAULT_SETTINGS } from '../../campaigns/settings.js';
 import { labelled, parseForm, valuesOf, type FormValues } from '../campaign-form.js';
-import { recycle } from '../activity.js';
 import type { Dashboard } from '../dashboard.js';
 import { href, seg } from '../html.js';
 import { recyclePage } from '../views/activity.js';
@@ -77,7 +76,7 @@ export function campaignRoutes(dash: Dashboard) {
     app.post('/campaigns/:campaignId/recycle', async (request, reply) => {
       const v = viewer(request);
       const campaign = await dash.campaign(v.companyId, params(request).campaignId!);
-      const n = await recycle(dash.db, campaign);
+      const n = await dash.recycle(campaign);
       return reply.redirect(href(`/campaigns/${seg(campaign.id)}/leads`, { done: 'recycled', n: String(n) }), 303);
     });
   };

@@ -1,8 +1,8 @@
 /** A campaign's leads: table, one lead, delete. */
 import type { FastifyInstance } from 'fastify';
 import { decodeCursor } from '../../leads/cursor.js';
-import { leadDialer } from '../activity.js';
-import { type Dashboard, isLeadStatus } from '../dashboard.js';
+import { isLeadStatus } from '../../leads/lifecycle.js';
+import type { Dashboard } from '../dashboard.js';
 import { href, seg } from '../html.js';
 import { leadDialerSection, recycleAction } from '../views/activity.js';
 import { deleteLeadPage, leadPage, leadsPage } from '../views/leads.js';
@@ -43,7 +43,7 @@ export function leadRoutes(dash: Dashboard) {
       const v = viewer(request);
       const p = params(request);
       const { campaign, lead } = await dash.lead(v.companyId, p.campaignId!, p.leadId!);
-      const dialer = leadDialerSection(lead, await leadDialer(dash.db, campaign, lead, dash.now()));
+      const dialer = leadDialerSection(lead, await dash.leadDialer(campaign, lead));
       return send(reply, 200, leadPage(v, { campaign, lead, dialer }));
     });
 

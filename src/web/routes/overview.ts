@@ -1,6 +1,5 @@
 /** GET /dashboard: the overview. */
 import type { FastifyInstance } from 'fastify';
-import { activity } from '../activity.js';
 import { Dashboard } from '../dashboard.js';
 import { overviewPage } from '../views/overview.js';
 import { send, viewer } from './support.js';
@@ -11,7 +10,7 @@ export function overviewRoutes(dash: Dashboard) {
       const v = viewer(request);
       const [campaigns, keys] = await Promise.all([dash.campaigns(v.companyId), dash.keys(v.companyId)]);
       const activeKeys = keys.filter((k) => k.status === 'active').length;
-      const calls = await activity(dash.db, campaigns.map((c) => c.campaign), dash.now());
+      const calls = await dash.activity(campaigns.map((c) => c.campaign));
       return send(reply, 200, overviewPage(v, { totals: Dashboard.totals(campaigns), campaigns, activeKeys, activity: calls }));
     });
   };

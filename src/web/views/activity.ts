@@ -2,7 +2,7 @@
 import type { CampaignTable } from '../../db/schema.js';
 import type { DueReason } from '../../dialer/due.js';
 import type { Activity, LeadDialerView } from '../activity.js';
-import type { AttemptRow } from '../activity-repository.js';
+import type { AttemptRow } from '../../store/attempts.js';
 import type { LeadView } from '../dashboard.js';
 import { type Html, html, href, seg } from '../html.js';
 import { confirmPage, count, type Viewer, when } from './layout.js';

@@ -10,7 +10,7 @@ import {
   parseLocalWindow,
   validateTimeZone,
   type WeeklyHours,
-} from '../../src/dialer/hours.js';
+} from '../../src/scheduling/hours.js';
 
 const NY = 'America/New_York';
 const at = (iso: string) => new Date(iso);

@@ -8,7 +8,7 @@ import {
   nextStatus,
   type LeadStatus,
   type LifecycleEvent,
-} from '../../src/dialer/lifecycle.js';
+} from '../../src/leads/lifecycle.js';
 
 // The expected table, written out independently of ALLOWED_MOVES.
 const EXPECTED: Record<LeadStatus, Partial<Record<LifecycleEvent, LeadStatus | 'depends' | 'undoes the claim'>>> = {

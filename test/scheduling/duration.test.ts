@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../src/dialer/duration.js';
+import { formatDuration, parseDuration } from '../../src/scheduling/duration.js';
 
 const S = 1000, M = 60 * S, H = 60 * M, D = 24 * H;
 

@@ -1,0 +1,68 @@
+/** Reads of the attempts table (the call log). The same Kysely statements serve both databases. */
+import type { Executor } from '../db/index.js';
+import type { AttemptTable } from '../db/schema.js';
+
+export type AttemptRow = Omit<AttemptTable, 'id'> & { id: number };
+
+export interface CallCount {
+  campaignId: string;
+  calls: number;
+  successes: number;
+}
+
+export interface AttemptStore {
+  /** per campaign: attempts started at or after `since` (a range of attempts_campaign_started) */
+  callsSince(campaignIds: readonly string[], since: number): Promise<CallCount[]>;
+  /** the latest `limit` attempts across the campaigns, newest first */
+  latest(campaignIds: readonly string[], limit: number): Promise<AttemptRow[]>;
+  /** one lead's attempts, the latest first */
+  ofLead(campaignId: string, leadId: string): Promise<AttemptRow[]>;
+}
+
+const numeric = (r: AttemptRow): AttemptRow => ({
+  ...r,
+  id: Number(r.id),
+  started_at: Number(r.started_at),
+  finished_at: Number(r.finished_at),
+});
+
+export class KyselyAttemptStore implements AttemptStore {
+  constructor(private readonly ex: Executor) {}
+
+  async callsSince(campaignIds: readonly string[], since: number): Promise<CallCount[]> {
+    if (campaignIds.length === 0) return [];
+    const rows = await this.ex
+      .selectFrom('attempts')
+      .select((eb) => ['campaign_id', eb.fn.countAll<number>().as('calls'), eb.fn.sum<number>('success').as('successes')])
+      .where('campaign_id', 'in', campaignIds)
+      .where('started_at', '>=', since)
+      .groupBy('campaign_id')
+      .execute();
+    return rows.map((r) => ({ campaignId: r.campaign_id, calls: Number(r.calls), successes: Number(r.successes ?? 0) }));
+  }
+
+  /** `limit` per campaign from the index, merged here, so the cost does not grow with the campaigns' history */
+  async latest(campaignIds: readonly string[], limit: number): Promise<AttemptRow[]> {
+    const perCampaign = await Promise.all(
+      campaignIds.map((id) =>
+        this.ex.selectFrom('attempts').selectAll().where('campaign_id', '=', id).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
+      ),
+    );
+    return perCampaign
+      .flat()
+      .map(numeric)
+      .sort((a, b) => b.started_at - a.started_at || b.id - a.id)
+      .slice(0, limit);
+  }
+
+  async ofLead(campaignId: string, leadId: string): Promise<AttemptRow[]> {
+    const rows = await this.ex
+      .selectFrom('attempts')
+      .selectAll()
+      .where('lead_id', '=', leadId)
+      .where('campaign_id', '=', campaignId)
+      .orderBy('attempt', 'desc')
+      .execute();
+    return rows.map(numeric);
+  }
+}

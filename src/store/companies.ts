@@ -1,0 +1,33 @@
+/** The companies table. The same Kysely statements serve both databases. */
+import type { Executor } from '../db/index.js';
+import type { CompanyTable } from '../db/schema.js';
+
+export type CompanyRow = CompanyTable;
+
+export interface CompanyStore {
+  insert(row: CompanyRow): Promise<void>;
+  exists(id: string): Promise<boolean>;
+  /** true when the database holds any company at all (a first start seeds a demo otherwise) */
+  any(): Promise<boolean>;
+  list(): Promise<CompanyRow[]>;
+}
+
+export class KyselyCompanyStore implements CompanyStore {
+  constructor(private readonly ex: Executor) {}
+
+  async insert(row: CompanyRow): Promise<void> {
+    await this.ex.insertInto('companies').values(row).execute();
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.ex.selectFrom('companies').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+  }
+
+  async any(): Promise<boolean> {
+    return (await this.ex.selectFrom('companies').select('id').limit(1).executeTakeFirst()) !== undefined;
+  }
+
+  list(): Promise<CompanyRow[]> {
+    return this.ex.selectFrom('companies').selectAll().orderBy('created_at').orderBy('id').execute();
+  }
+}

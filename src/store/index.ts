@@ -1,0 +1,79 @@
+/**
+ * openStore(config) → the Store: one owner per table, each an interface with
+ * a SQLite and a PostgreSQL implementation (or one Kysely implementation
+ * where the SQL is the same on both), picked here, once, when the database
+ * is opened. Nothing outside src/db and src/store knows which database it
+ * has; test/architecture.test.ts keeps it so.
+ */
+import type { DatabaseConfig } from '../config.js';
+import { createDb, type Db, type DbOptions, type Executor } from '../db/index.js';
+import { KyselyAttemptStore } from './attempts.js';
+import { KyselyCampaignStore } from './campaigns.js';
+import { KyselyCompanyStore } from './companies.js';
+import { KyselyKeyStore } from './keys.js';
+import type { LeadStore } from './leads.js';
+import { PostgresLeadStore } from './postgres/leads.js';
+import { PostgresQueueStore } from './postgres/queue.js';
+import { PostgresZoneStore } from './postgres/zones.js';
+import type { QueueStore } from './queue.js';
+import { KyselySessionStore } from './sessions.js';
+import { SqliteLeadStore } from './sqlite/leads.js';
+import { SqliteQueueStore } from './sqlite/queue.js';
+import { SqliteZoneStore } from './sqlite/zones.js';
+import type { Store, Tables, TxStore } from './types.js';
+import { KyselyUserStore } from './users.js';
+import type { ZoneStore } from './zones.js';
+
+export type { Store } from './types.js';
+
+/** the implementations that differ between the databases */
+interface DialectParts {
+  leads(ex: Executor): LeadStore;
+  queue(db: Db, ex: Executor): QueueStore;
+  zones(ex: Executor): ZoneStore;
+}
+
+const PARTS: Record<Db['dialect'], DialectParts> = {
+  sqlite: {
+    leads: (ex) => new SqliteLeadStore(ex),
+    queue: (db, ex) => new SqliteQueueStore(db, ex),
+    zones: (ex) => new SqliteZoneStore(ex),
+  },
+  postgres: {
+    leads: (ex) => new PostgresLeadStore(ex),
+    queue: (db, ex) => new PostgresQueueStore(db, ex),
+    zones: (ex) => new PostgresZoneStore(ex),
+  },
+};
+
+function tables(db: Db, ex: Executor, parts: DialectParts): Tables {
+  return {
+    companies: new KyselyCompanyStore(ex),
+    campaigns: new KyselyCampaignStore(ex),
+    keys: new KyselyKeyStore(ex),
+    users: new KyselyUserStore(ex),
+    sessions: new KyselySessionStore(ex),
+    attempts: new KyselyAttemptStore(ex),
+    leads: parts.leads(ex),
+    queue: parts.queue(db, ex),
+    zones: parts.zones(ex),
+  };
+}
+
+/** The store over a database already opened. */
+export function storeOn(db: Db): Store {
+  const parts = PARTS[db.dialect];
+  const inTx = (tx: Executor): TxStore => {
+    const bound: TxStore = { ...tables(db, tx, parts), transaction: (fn) => fn(bound) };
+    return bound;
+  };
+  return {
+    ...db,
+    ...tables(db, db.kysely, parts),
+    transaction: (fn, o) => db.writeTx((tx) => fn(inTx(tx)), o),
+  };
+}
+
+export function openStore(config: DatabaseConfig, opts: DbOptions = {}): Store {
+  return storeOn(createDb(config, opts));
+}

@@ -1,0 +1,158 @@
+/** The leads table on PostgreSQL: bulks bound as one array or JSON parameter, plans pinned against stale statistics. */
+import { type RawBuilder, sql } from 'kysely';
+import { precompiled } from '../../db/precompiled.js';
+import type { LeadStatus } from '../../leads/lifecycle.js';
+import type { ExistingRow, IdentifierRow, NewLeadRow, PageJson } from '../leads.js';
+import { type Keyset, SharedLeadStore } from '../shared/leads.js';
+
+/**
+ * The leads of the campaign whose external_id is in externalIds or whose
+ * phone_number is in phoneNumbers, as `select <columns> …` over the alias `l`.
+ *
+ * PostgreSQL planned `campaign_id = $1 and (external_id in (…) or …)` from the
+ * statistics, which do not know a campaign created or grown since the last
+ * ANALYZE (autoanalyze waits for a share of the table to change): it estimated
+ * the campaign at one row and read all of its leads through a campaign index,
+ * filtering on the identifiers. EXPLAIN ANALYZE, 1000 externalIds, a new
+ * 60,000-lead campaign in a 1.1M-lead table: 11-18 ms against 2.0 ms analyzed.
+ * Here each identifier is a LATERAL … LIMIT 1 subquery, which cannot be turned
+ * into a join that scans the campaign, so the plan is a nested loop of index
+ * probes. Inside it, the campaign is an InitPlan parameter `(select $1)`, so
+ * the planner estimates it as an average campaign, not from the campaign's own
+ * (possibly missing) statistics. With the campaign as a plain constant the
+ * per-identifier probe misplanned the same way: 2.9 s for 1000 probes of the
+ * campaign index. Same data: 1000 externalIds 2.0-2.3 ms stale or analyzed;
+ * 1000 externalIds + 1000 phone numbers 5.3-5.8 ms.
+ */
+function matching(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[], columns: RawBuilder<unknown>) {
+  const probe = (column: RawBuilder<unknown>, values: readonly string[]) =>
+    sql`select ${columns} from unnest(${values}::text[]) as j(v)
+      cross join lateral (
+        select * from leads where campaign_id = (select ${campaignId}::text) and ${column} = j.v limit 1
+      ) l`;
+  return sql`${probe(sql.ref('external_id'), externalIds)}
+    union all
+    ${probe(sql.ref('phone_number'), phoneNumbers)}`;
+}
+
+/**
+ * Written so that only the (campaign_id[, status], seq) indexes can serve it:
+ * with the plain `campaign_id = $1 and seq > $2 order by seq`, the planner may
+ * walk the primary key on seq and filter by campaign, assuming the campaign's
+ * leads are spread evenly over seq, when they are bunched. At the end of an old
+ * campaign it then reads every lead inserted since, in every campaign. Measured
+ * (a 1M-lead campaign, then 120,000 leads in another one): the probe after the
+ * last page 59 ms → 0.02 ms; a half-full last page 33-94 ms → 0.2-0.3 ms. The
+ * row comparison is the index's start key and the `<=` its end key.
+ */
+function keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: number): Keyset {
+  return status
+    ? {
+        where: sql`campaign_id = ${campaignId} and (status, seq) > (${status}, ${afterSeq}) and status <= ${status}`,
+        order: sql`status, seq`,
+      }
+    : {
+        where: sql`(campaign_id, seq) > (${campaignId}, ${afterSeq}) and campaign_id <= ${campaignId}`,
+        order: sql`campaign_id, seq`,
+      };
+}
+
+interface ListRow {
+  seq: number;
+  id: string;
+  campaign_id: string;
+  phone_number: string | null;
+  external_id: string | null;
+  metadata: string;
+  status: string;
+  scheduled_for: string | null;
+  priority: number;
+  attempts: number;
+  created_at: number;
+}
+
+export class PostgresLeadStore extends SharedLeadStore {
+  /**
+   * An InitPlan parameter, so that the planner estimates the campaign as an
+   * average one rather than from its own, possibly missing, statistics (see
+   * matching()). One externalId, a new 60,000-lead campaign: 8.5 ms → 0.05 ms.
+   */
+  protected inCampaign(campaignId: string): RawBuilder<string> {
+    return sql<string>`(select ${campaignId}::text)`;
+  }
+
+  protected keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: number): Keyset {
+    return keyset(campaignId, status, afterSeq);
+  }
+
+  async findExisting(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<ExistingRow[]> {
+    if (externalIds.length === 0 && phoneNumbers.length === 0) return [];
+    const { rows } = await sql<ExistingRow>`${matching(campaignId, externalIds, phoneNumbers, sql`l.id, l.external_id, l.phone_number`)}`.execute(this.ex);
+    return rows;
+  }
+
+  async insertMany(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>> {
+    if (leads.length === 0) return new Set();
+    const { rows } = await sql<{ id: string }>`
+      insert into leads (id, campaign_id, phone_number, external_id, metadata, scheduled_for, priority, status, attempts, created_at)
+      select x.id, ${campaignId}, x."phoneNumber", x."externalId", x.metadata, x."scheduledFor", x.priority, 'raw', 0, ${now}::bigint
+      from rows from (json_to_recordset(${JSON.stringify(leads)}::json)
+        as (id text, "phoneNumber" text, "externalId" text, metadata text, "scheduledFor" text, priority int))
+        with ordinality as x(id, "phoneNumber", "externalId", metadata, "scheduledFor", priority, ord)
+      order by ord
+      on conflict do nothing returning id`.execute(this.ex);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * The matches are collected into an array first (`seq = any(array(…))`), so
+   * the delete probes the primary key for each: as a `seq in (…)` semi-join it
+   * was planned as a hash join over a sequential scan of every lead when the
+   * table was small enough to look cheap (25,000 leads).
+   */
+  async deleteMany(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<IdentifierRow[]> {
+    const { rows } = await sql<IdentifierRow>`
+      delete from leads where seq = any(array(${matching(campaignId, externalIds, phoneNumbers, sql`l.seq`)}))
+      returning external_id, phone_number`.execute(this.ex);
+    return rows;
+  }
+
+  /**
+   * limit + 1 rows (the extra one answers `more`) concatenated in JS: 8000
+   * leads 40.9 ms against 63.2 ms for JSON built by the server, which also
+   * spends the shared CPU. Metadata is stored JSON text, spliced as it is.
+   */
+  async listPage(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<PageJson> {
+    const args = { campaignId, afterSeq, take: limit + 1 };
+    const { rows } = await (status === undefined ? pageAll(this.ex, args) : pageByStatus(this.ex, { ...args, status }));
+    const more = rows.length > limit;
+    if (more) rows.length = limit;
+    const q = JSON.stringify;
+    let page = '[';
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      page +=
+        (i === 0 ? '{"_id":' : ',{"_id":') + q(r.id) + ',"campaignId":' + q(r.campaign_id) +
+        (r.phone_number === null ? '' : ',"phoneNumber":' + q(r.phone_number)) +
+        (r.external_id === null ? '' : ',"externalId":' + q(r.external_id)) +
+        ',"metadata":' + r.metadata + ',"status":"' + r.status + '"' +
+        (r.scheduled_for === null ? '' : ',"scheduledFor":' + q(r.scheduled_for)) +
+        ',"priority":' + r.priority + ',"attempts":' + r.attempts + ',"_creationTime":' + r.created_at + '}';
+    }
+    const last = rows.length === 0 ? null : Number(rows[rows.length - 1]!.seq);
+    return { page: page + ']', n: rows.length, last, more };
+  }
+}
+
+// Compiled once (src/db/precompiled.ts): list limit=1, 50 connections, server
+// CPU per request 148 → 140 µs.
+type PageArgs = { campaignId: string; afterSeq: number; take: number };
+const pageAll = precompiled((a: PageArgs, ex) => pageQuery(a.campaignId, undefined, a.afterSeq, a.take).compile(ex));
+const pageByStatus = precompiled((a: PageArgs & { status: LeadStatus }, ex) => pageQuery(a.campaignId, a.status, a.afterSeq, a.take).compile(ex));
+
+function pageQuery(campaignId: string, status: LeadStatus | undefined, afterSeq: number, take: number) {
+  const from = keyset(campaignId, status, afterSeq);
+  return sql<ListRow>`
+    select seq, id, campaign_id, phone_number, external_id, metadata, status, scheduled_for, priority, attempts, created_at
+    from leads where ${from.where} order by ${from.order} limit ${take}`;
+}

@@ -1,0 +1,123 @@
+/** The leads table on SQLite: each bulk is bound as ONE JSON parameter and read with json_each. */
+import { type RawBuilder, sql } from 'kysely';
+import { precompiled } from '../../db/precompiled.js';
+import type { LeadStatus } from '../../leads/lifecycle.js';
+import type { ExistingRow, IdentifierRow, NewLeadRow, PageJson } from '../leads.js';
+import { type Keyset, SharedLeadStore } from '../shared/leads.js';
+
+/**
+ * The leads of the campaign whose external_id is in externalIds or whose
+ * phone_number is in phoneNumbers, as `select <columns> …` over the alias `l`.
+ * SQLite, which has no statistics (leadline never runs ANALYZE), scanned every
+ * lead of the campaign for `campaign_id = ? and (external_id in (…) or
+ * phone_number in (…))`: 11.5 ms against 1.4 ms for 1000 identifiers in a
+ * 50,000-lead campaign, growing with the campaign. CROSS JOIN fixes the loop
+ * order: one probe of the unique index per identifier.
+ */
+function matching(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[], columns: RawBuilder<unknown>) {
+  return sql`
+    select ${columns} from json_each(${JSON.stringify(externalIds)}) j cross join leads l
+    where l.campaign_id = ${campaignId} and l.external_id = j.value
+    union
+    select ${columns} from json_each(${JSON.stringify(phoneNumbers)}) j cross join leads l
+    where l.campaign_id = ${campaignId} and l.phone_number = j.value`;
+}
+
+/**
+ * Every value is bound inside an expression (`? || ''`, `? + 0`). The SQLite
+ * build has SQLITE_ENABLE_STAT4: once the database has been ANALYZEd (or
+ * `PRAGMA optimize`d), a bare parameter compared with an indexed column
+ * informs the plan, so each new value re-prepares the statement and the
+ * statement cache saves nothing. Same plan, same index (EXPLAIN QUERY PLAN).
+ * limit=1 page of an analyzed database, the statement alone: 35 → 6.6 µs.
+ */
+function keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: number | RawBuilder<unknown>): Keyset {
+  return {
+    where: sql`campaign_id = ${campaignId} || '' ${status ? sql`and status = ${status} || ''` : sql``} and seq > ${afterSeq} + 0`,
+    order: sql`seq`,
+  };
+}
+
+export class SqliteLeadStore extends SharedLeadStore {
+  protected inCampaign(campaignId: string): string {
+    return campaignId;
+  }
+
+  protected keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: number): Keyset {
+    return keyset(campaignId, status, afterSeq);
+  }
+
+  async findExisting(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<ExistingRow[]> {
+    if (externalIds.length === 0 && phoneNumbers.length === 0) return [];
+    const { rows } = await sql<ExistingRow>`${matching(campaignId, externalIds, phoneNumbers, sql`l.id, l.external_id, l.phone_number`)}`.execute(this.ex);
+    return rows;
+  }
+
+  async insertMany(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>> {
+    if (leads.length === 0) return new Set();
+    // "where true" resolves SQLite's parsing ambiguity between INSERT…SELECT and ON CONFLICT.
+    const { rows } = await sql<{ id: string }>`
+      insert into leads (id, campaign_id, phone_number, external_id, metadata, scheduled_for, priority, status, attempts, created_at)
+      select value->>'id', ${campaignId}, value->>'phoneNumber', value->>'externalId', value->>'metadata',
+             value->>'scheduledFor', value->>'priority', 'raw', 0, ${now}
+      from json_each(${JSON.stringify(leads)}) where true order by key
+      on conflict do nothing returning id`.execute(this.ex);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async deleteMany(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<IdentifierRow[]> {
+    const { rows } = await sql<IdentifierRow>`
+      delete from leads where seq in (${matching(campaignId, externalIds, phoneNumbers, sql`l.seq`)})
+      returning external_id, phone_number`.execute(this.ex);
+    return rows;
+  }
+
+  /**
+   * The page JSON built by the database, and `more` from the same statement,
+   * so a page costs one call. Built in SQLite rather than concatenated in JS:
+   * 8000 leads 41.7 ms against 77.9 ms.
+   */
+  async listPage(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<PageJson> {
+    const { rows } = await (status === undefined
+      ? pageAll(this.ex, { campaignId, afterSeq, limit })
+      : pageByStatus(this.ex, { campaignId, status, afterSeq, limit }));
+    const row = rows[0]!;
+    return { page: row.page, n: Number(row.n), last: row.last === null ? null : Number(row.last), more: row.more === 1 };
+  }
+}
+
+// Compiled once (src/db/precompiled.ts): building and compiling this statement
+// with Kysely took longer than SQLite takes to run it for a small page (list
+// limit=1, 50 connections: server CPU per request 110 → 77 µs).
+type PageArgs = { campaignId: string; afterSeq: number; limit: number };
+const pageAll = precompiled((a: PageArgs, ex) => pageQuery(a.campaignId, undefined, a.afterSeq, a.limit).compile(ex));
+const pageByStatus = precompiled((a: PageArgs & { status: LeadStatus }, ex) => pageQuery(a.campaignId, a.status, a.afterSeq, a.limit).compile(ex));
+
+function pageQuery(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number) {
+  const q = (column: string) => sql`json_quote(${sql.ref(column)})`;
+  const opt = (name: string, column: string) =>
+    sql`case when ${sql.ref(column)} is null then '' else ${sql.lit(`,"${name}":`)} || ${q(column)} end`;
+  const from = keyset(campaignId, status, afterSeq);
+  const next = keyset(campaignId, status, sql.ref('agg.last'));
+  // Nested subqueries rather than CTEs: SQLite ran the CTE form ~20% slower
+  // (66 µs against 55 µs for a limit=1 page). `more` is an ordered `limit 1`
+  // probe, not `exists`, so that it stays on the campaign index whatever the
+  // planner guesses. `limit ? + 0`, not `limit ?`: a bare LIMIT parameter
+  // informs SQLite's plan, so every new value re-prepared the statement
+  // (limit=1 page, the statement alone: 32.8 µs → 8.0 µs; same plan).
+  return sql<{ page: string; n: number; last: number | null; more: number }>`
+    select page, n, last,
+      (n = ${limit} and (select 1 from leads where ${next.where} order by ${next.order} limit 1) is not null) as more
+    from (
+      select '[' || coalesce(group_concat(j, ',' order by seq), '') || ']' as page, count(*) as n, max(seq) as last from (
+        select seq, '{"_id":' || ${q('id')} || ',"campaignId":' || ${q('campaign_id')}
+          || ${opt('phoneNumber', 'phone_number')} || ${opt('externalId', 'external_id')}
+          || ',"metadata":' || metadata || ',"status":"' || status || '"'
+          || ${opt('scheduledFor', 'scheduled_for')}
+          || ',"priority":' || priority || ',"attempts":' || attempts || ',"_creationTime":' || created_at || '}' as j
+        from leads
+        where ${from.where}
+        order by ${from.order} limit ${limit} + 0
+      ) page
+    ) agg`;
+}
