@@ -4,10 +4,12 @@
 // Sources: calling codes are ITU-T E.164 assignments; the zone for each is
 // the country's own tzdata zone (zone.tab). Where tzdata lists several zones
 // that keep identical clocks today (Germany/Busingen, Malaysia, Argentina,
-// Uzbekistan, UK crown dependencies, ...) only the main one is named. NANP
-// area codes were cross-checked against Google libphonenumber's timezone
-// map, keeping only codes it places in a single zone; overlays of a split
-// area code are treated as split too (e.g. 448 over 850, 778 over 250).
+// Uzbekistan, UK crown dependencies, ...) only the main one is named. US and
+// Canadian area codes come from nanp-area-codes.ts (state or province first,
+// zones from it; see there for the sources). libphonenumber's own timezone
+// map is no reference for them: it put 689, Orlando, on Chicago time.
+
+import { nanpAreaCodes } from './nanp-area-codes.js';
 
 /** Calling code -> zone, for countries whose numbers all share one clock. */
 export const SINGLE_ZONE_COUNTRIES: Record<string, string> = {
@@ -124,54 +126,22 @@ export const MULTI_ZONE_PREFIXES: Record<string, string> = {
   976: 'Asia/Ulaanbaatar Asia/Hovd',
 };
 
-/** NANP area code lists keyed by the zone(s) they lie in. */
+/**
+ * NANP area code lists keyed by the zone(s) they lie in, space-separated
+ * and sorted. The US and Canada come from nanp-area-codes.ts, where each
+ * code is held to the state or province it serves; the rest of the NANP
+ * (the Caribbean, Bermuda and the US territories) is one zone per code.
+ */
 export const NANP_AREA_CODES: Record<string, string> = {
-  'America/New_York': `
-    201 202 203 207 212 215 216 220 223 227 229 231 234 239 240 248 252 260 267 269 272 276 283 301
-    302 304 305 313 315 317 321 324 326 329 330 332 336 339 347 351 352 363 380 386 401 404 407 410
-    412 413 419 434 440 443 445 463 470 472 475 478 484 502 508 513 516 517 518 540 551 561 567 570
-    571 582 585 586 603 607 609 610 614 616 617 631 640 645 646 656 667 678 680 681 686 703 704 706
-    716 717 718 724 727 728 732 734 740 743 754 757 762 765 770 771 772 774 781 786 802 803 804 810
-    813 814 821 826 828 835 838 839 843 845 848 854 856 857 859 860 862 863 864 865 878 904 908 910
-    912 914 917 919 929 934 937 941 943 947 948 954 959 973 978 980 984 989`,
-  'America/Chicago': `
-    205 210 214 217 218 224 225 228 235 251 254 256 262 274 281 309 312 314 316 318 319 320 325 327
-    331 334 337 346 353 361 402 405 409 414 417 430 432 447 464 469 479 501 504 507 512 515 531 534
-    539 557 563 572 573 580 601 608 612 615 618 629 630 636 641 651 659 660 662 682 689 708 712 713
-    715 726 730 731 737 763 769 773 779 806 815 816 817 830 832 847 870 872 901 903 913 918 920 931
-    936 938 940 945 952 956 972 975 979 985`,
-  'America/Los_Angeles': `
-    206 209 213 253 279 310 323 341 350 360 369 408 415 424 425 442 503 509 510 530 559 562 564 619
-    626 628 650 657 661 669 702 707 714 725 738 747 760 805 818 820 831 840 858 909 916 925 949 951
-    971`,
-  'America/Toronto': `
-    226 249 263 289 343 354 365 382 416 437 438 450 468 514 519 548 579 613 647 683 705 742 753 819
-    873 905 942`,
-  'America/Denver': '303 307 385 406 435 505 575 719 720 748 801 915 970 983',
-  'America/Edmonton': '368 403 587 780 825',
-  'America/Halifax': '428 506 782 902',
-  'America/Phoenix': '480 520 602 623',
-  'America/Santo_Domingo': '809 829 849', 'America/Winnipeg': '204 431 584', 'America/Jamaica': '658 876',
-  'America/Puerto_Rico': '787 939', 'America/Regina': '306 639', 'America/Anguilla': '264',
-  'America/Antigua': '268', 'America/Barbados': '246', 'America/Cayman': '345', 'America/Dominica': '767',
-  'America/Grand_Turk': '649', 'America/Grenada': '473', 'America/Lower_Princes': '721',
-  'America/Montserrat': '664', 'America/Nassau': '242', 'America/Port_of_Spain': '868',
-  'America/St_Kitts': '869', 'America/St_Lucia': '758', 'America/St_Thomas': '340',
-  'America/St_Vincent': '784', 'America/Tortola': '284', 'America/Vancouver': '604',
-  'Atlantic/Bermuda': '441', 'Pacific/Guam': '671', 'Pacific/Honolulu': '808', 'Pacific/Pago_Pago': '684',
-  'Pacific/Saipan': '670',
-  // Area codes that straddle a zone line, or overlay one that does.
-  'America/Chicago America/New_York': '219 270 364 423 448 574 606 812 850 906 930',
-  'America/Edmonton America/Vancouver': '236 250 257 672 778',
-  'America/Chicago America/Denver': '308 620 785',
-  'America/Halifax America/Toronto': '367 418 581',
-  'America/Boise America/Denver America/Los_Angeles': '208 775 986',
-  'America/Denver America/Los_Angeles': '458 541',
-  'America/Chicago America/Denver America/North_Dakota/Center': '605 701',
-  'America/Halifax America/Puerto_Rico America/St_Johns': '709 879',
-  'America/Regina America/Winnipeg': '474',
-  'America/Toronto America/Winnipeg': '807',
-  'America/Edmonton America/Fort_Nelson America/Toronto America/Vancouver America/Winnipeg': '867',
-  'America/Adak America/Anchorage America/Juneau Pacific/Honolulu': '907',
-  'America/Denver America/Phoenix': '928',
+  'America/Santo_Domingo': '809 829 849', 'America/Jamaica': '658 876', 'America/Puerto_Rico': '787 939',
+  'America/Anguilla': '264', 'America/Antigua': '268', 'America/Barbados': '246', 'America/Cayman': '345',
+  'America/Dominica': '767', 'America/Grand_Turk': '649', 'America/Grenada': '473',
+  'America/Lower_Princes': '721', 'America/Montserrat': '664', 'America/Nassau': '242',
+  'America/Port_of_Spain': '868', 'America/St_Kitts': '869', 'America/St_Lucia': '758',
+  'America/St_Thomas': '340', 'America/St_Vincent': '784', 'America/Tortola': '284',
+  'Atlantic/Bermuda': '441', 'Pacific/Guam': '671', 'Pacific/Pago_Pago': '684', 'Pacific/Saipan': '670',
 };
+for (const [npa, { zones }] of nanpAreaCodes()) {
+  const key = zones.join(' ');
+  NANP_AREA_CODES[key] = NANP_AREA_CODES[key] ? `${NANP_AREA_CODES[key]} ${npa}` : npa;
+}

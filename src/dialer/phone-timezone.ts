@@ -21,7 +21,9 @@
 // decodes its data file on every call, an exact-pinned libphonenumber-js
 // peer, ~14 MB, and its zones are "same offset today" stand-ins (Morocco ->
 // Atlantic/Canary, Nicaragua -> America/Chicago, every Russian mobile ->
-// Moscow) that get DST wrong. We use its NANP map only as a cross-check.
+// Moscow) that get DST wrong, and it puts 689 (Orlando) on Chicago time.
+// US and Canadian area codes go through their state or province instead
+// (nanp-area-codes.ts).
 
 import { MULTI_ZONE_PREFIXES, NANP_AREA_CODES, SINGLE_ZONE_COUNTRIES } from './phone-timezone-data.js';
 import { isValidTimeZone, validateTimeZone } from '../scheduling/zoned.js';
