@@ -5,7 +5,7 @@
 // hours.ts's isOpen/nextOpen in the called person's zone(s), like a
 // campaign's local window.
 
-import { DAYS, parseHours, parseLocalWindow, type WeeklyHours } from '../dialer/hours.js';
+import { DAYS, parseHours, parseLocalWindow, type WeeklyHours } from '../scheduling/hours.js';
 import { FEDERAL_HOURS, FEDERAL_SOURCE, type RuleSource, type StateRule, US_STATE_RULES } from './us-state-rules.js';
 
 /** 'automated': auto-dialled or artificial/prerecorded voice (leadline's calls); 'live': a person dials and talks. */

@@ -14,6 +14,7 @@ import { leadsAnalyze } from './migrations/0004_leads_analyze.js';
 import { leadZones } from './migrations/0005_lead_zones.js';
 import { simulateSettings } from './migrations/0006_simulate_settings.js';
 import { unclaimedAttempting } from './migrations/0007_unclaimed_attempting.js';
+import { nanpZones } from './migrations/0008_nanp_zones.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -25,6 +26,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0005_lead_zones': leadZones(dialect),
     '0006_simulate_settings': simulateSettings(dialect),
     '0007_unclaimed_attempting': unclaimedAttempting(dialect),
+    '0008_nanp_zones': nanpZones(dialect),
   };
 }
 

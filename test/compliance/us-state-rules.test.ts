@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatHours, isOpen, parseHours, parseLocalWindow } from '../../src/dialer/hours.js';
+import { formatHours, isOpen, parseHours, parseLocalWindow } from '../../src/scheduling/hours.js';
 import { NANP_REGIONS, usStateForPhone } from '../../src/dialer/nanp-area-codes.js';
 import { candidateZonesForPhone } from '../../src/dialer/phone-timezone.js';
 import { FEDERAL_HOURS, US_STATE_RULES } from '../../src/compliance/us-state-rules.js';

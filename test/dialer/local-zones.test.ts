@@ -14,7 +14,7 @@ import { leadsAnalyze } from '../../src/db/migrations/0004_leads_analyze.js';
 import { parseLocalWindow } from '../../src/scheduling/hours.js';
 import { fillCampaignZones, openZoneSets, zonesOfSet } from '../../src/dialer/local-zones.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
-import { leadRow, seedLeads } from './support.js';
+import { leadRow, oldSchemaCampaign, seedLeads } from './support.js';
 
 describe.each(await availableStores())('lead zones on %s', (kind) => {
   let store: TestStore;
@@ -28,13 +28,7 @@ describe.each(await availableStores())('lead zones on %s', (kind) => {
     const before = { '0001_core': core(d), '0002_dialer': dialer(d), '0003_dashboard': dashboard(d), '0004_leads_analyze': leadsAnalyze(d) };
     const { error } = await new Migrator({ db: db.kysely, provider: { getMigrations: async () => before } }).migrateToLatest();
     if (error) throw error;
-    // the campaign as that schema held it (createCampaign writes today's columns)
-    const c = 'cp_before_0005';
-    await db.kysely.insertInto('companies').values({ id: 'co_before_0005', name: 'Dialer Co', created_at: 0 }).execute();
-    await db.kysely
-      .insertInto('campaigns')
-      .values({ id: c, company_id: 'co_before_0005', name: 'Dialer', hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00', created_at: 0 } as never)
-      .execute();
+    const c = await oldSchemaCampaign(db);
     ids = await seedLeads(db, c, [
       { phoneNumber: '+14155550100' }, // Los Angeles
       { phoneNumber: '+442079460100', metadata: { timezone: 'Asia/Tokyo' } },

@@ -1,6 +1,6 @@
 import parseMax from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
-import { isOpen, parseLocalWindow, validateTimeZone } from '../../src/dialer/hours.js';
+import { isOpen, parseLocalWindow, validateTimeZone } from '../../src/scheduling/hours.js';
 import {
   AREA_CODES_BY_REGION,
   areaCodeInfo,

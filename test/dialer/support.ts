@@ -25,6 +25,21 @@ export async function makeCampaign(db: Store, settings: CampaignSettings = {}): 
   return campaignId;
 }
 
+/**
+ * A campaign written with the columns every schema since migration 0001 has,
+ * for tests that build a database as an older version left it
+ * (createCampaign writes every column of today's schema).
+ */
+export async function oldSchemaCampaign(db: Store, id = `cp_old_${Math.random().toString(36).slice(2, 10)}`): Promise<string> {
+  const companyId = `co_${id}`;
+  await db.kysely.insertInto('companies').values({ id: companyId, name: 'Dialer Co', created_at: 0 }).execute();
+  await db.kysely
+    .insertInto('campaigns')
+    .values({ id, company_id: companyId, name: 'Dialer', hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00', created_at: 0 } as never)
+    .execute();
+  return id;
+}
+
 let numbers = 0;
 
 /** inserts in array order (so seq, the creation order, follows it); returns the ids */

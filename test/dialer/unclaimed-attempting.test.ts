@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
 import { migrations } from '../../src/db/migrations.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
-import { leadRow, makeCampaign, seedLeads } from './support.js';
+import { leadRow, oldSchemaCampaign, seedLeads } from './support.js';
 
 describe.each(await availableStores())('migration 0007 on %s', (kind) => {
   let store: TestStore;
@@ -20,7 +20,7 @@ describe.each(await availableStores())('migration 0007 on %s', (kind) => {
     const provider = { getMigrations: async () => migrations(db.dialect) };
     const { error } = await new Migrator({ db: db.kysely, provider }).migrateTo('0006_simulate_settings');
     if (error) throw error;
-    const c = await makeCampaign(db);
+    const c = await oldSchemaCampaign(db);
     ids = await seedLeads(db, c, [{}, {}, {}, {}, {}, {}]);
     const set = (i: number, values: string) => sql.raw(`update leads set ${values} where id = '${ids[i]}'`).execute(db.kysely);
     await set(0, `status = 'attempting', next_attempt_at = '2026-01-01T14:00:00.000Z'`); // deferred by an old version
