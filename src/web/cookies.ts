@@ -1,41 +1,41 @@
 /**
- * Reading and writing the dashboard's two cookies. Hand-written rather than
- * @fastify/cookie, whose `cookie` dependency declares Node >= 22; the values
- * we set are base64url, so the grammar needed here is small.
+ * The dashboard's two cookies, through @fastify/cookie. Over HTTPS (directly,
+ * or behind a proxy named in TRUST_PROXY) they carry the `__Host-` prefix,
+ * which browsers accept only with Secure, Path=/ and no Domain: a sibling
+ * subdomain or a plain-HTTP page cannot plant or overwrite them. Over plain
+ * HTTP (a local install) the prefix cannot be used, and they are scoped to
+ * /dashboard.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const SESSION_COOKIE = 'leadline_session';
 /** double-submit token for the sign-in form, before any session exists */
 export const SIGNIN_COOKIE = 'leadline_signin';
-const PATH = '/dashboard';
 
+const secure = (request: FastifyRequest) => request.protocol === 'https';
+const nameFor = (request: FastifyRequest, name: string) => (secure(request) ? `__Host-${name}` : name);
+
+/** the cookie's value; values leadline never sets (not base64url, too long) count as absent */
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq < 0 || pair.slice(0, eq).trim() !== name) continue;
-    const value = pair.slice(eq + 1).trim();
-    return /^[A-Za-z0-9_-]{1,128}$/.test(value) ? value : undefined;
-  }
-  return undefined;
+  const value = request.cookies[nameFor(request, name)];
+  return value !== undefined && /^[A-Za-z0-9_-]{1,128}$/.test(value) ? value : undefined;
 }
 
 export interface CookieOptions {
   /** seconds; 0 deletes the cookie */
   maxAge: number;
-  sameSite: 'Lax' | 'Strict';
+  sameSite: 'lax' | 'strict';
 }
 
 export function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, o: CookieOptions): void {
-  const parts = [`${name}=${value}`, `Path=${PATH}`, `Max-Age=${o.maxAge}`, 'HttpOnly', `SameSite=${o.sameSite}`];
-  // Secure whenever the browser reached us over TLS (directly or, with TRUST_PROXY, through a proxy).
-  if (request.protocol === 'https') parts.push('Secure');
-  const previous = reply.getHeader('set-cookie');
-  const list = previous === undefined ? [] : Array.isArray(previous) ? previous.map(String) : [String(previous)];
-  reply.header('set-cookie', [...list, parts.join('; ')]);
+  reply.setCookie(nameFor(request, name), value, {
+    path: secure(request) ? '/' : '/dashboard',
+    maxAge: o.maxAge,
+    httpOnly: true,
+    sameSite: o.sameSite,
+    secure: secure(request),
+  });
 }
 
 export const clearCookie = (request: FastifyRequest, reply: FastifyReply, name: string): void =>
-  setCookie(request, reply, name, '', { maxAge: 0, sameSite: 'Lax' });
+  setCookie(request, reply, name, '', { maxAge: 0, sameSite: 'lax' });

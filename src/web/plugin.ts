@@ -5,6 +5,7 @@
  * encapsulated, so its form parser, hooks and HTML error pages never touch
  * /api routes.
  */
+import cookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { isUnavailable, statusOf } from '../http/errors.js';
@@ -30,7 +31,11 @@ export interface WebDeps {
 }
 
 const FORM_LIMIT = 64 * 1024;
-/** what the pages need; applied only when no other layer (helmet) set a policy */
+/**
+ * What the pages need and nothing more: their own policy, replacing the
+ * server-wide one (which allows inline styles for the /docs page): no inline
+ * script or style anywhere in the dashboard.
+ */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 
@@ -69,11 +74,12 @@ export function dashboard(deps: WebDeps) {
     app.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, hide: true };
     });
+    await app.register(cookie);
     app.decorateRequest('webSession', null);
     app.addHook('onRequest', sessionHook(deps.store, deps.now));
     app.addHook('preHandler', accessHook);
     app.addHook('onSend', async (request, reply) => {
-      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CSP);
+      reply.header('content-security-policy', CSP);
       if (!reply.hasHeader('x-frame-options')) reply.header('x-frame-options', 'DENY');
       reply.header('x-content-type-options', 'nosniff');
       reply.header('referrer-policy', 'same-origin');

@@ -61,8 +61,10 @@ describe.each(await availableStores())('dashboard sign-in and sessions on %s', (
     await signedInUser(f.app, f.db, f.ids.companyA, 'cookies@example.com');
     const b = new Browser(f.app);
     const res = await b.signIn('cookies@example.com', PASSWORD);
-    const cookie = ([] as string[]).concat(res.headers['set-cookie'] as string[]).find((c) => c.startsWith('leadline_session='))!;
-    expect(cookie).toMatch(/; Path=\/dashboard; Max-Age=43200; HttpOnly; SameSite=Lax$/);
+    const cookies = ([] as string[]).concat(res.headers['set-cookie'] as string[]).filter((c) => c.startsWith('leadline_session='));
+    expect(cookies).toHaveLength(1);
+    const attributes = cookies[0]!.split('; ').slice(1).sort();
+    expect(attributes).toEqual(['HttpOnly', 'Max-Age=43200', 'Path=/dashboard', 'SameSite=Lax']);
     const token = b.cookies.get('leadline_session')!;
     const stored = await f.db.kysely.selectFrom('sessions').select('id_hash').execute();
     expect(stored.map((s) => s.id_hash)).not.toContain(token);
@@ -153,5 +155,33 @@ describe('sign-in limiter', () => {
     expect((await limiter.admit('10.9.1.1', 'same@x.io ')).allowed).toBe(false);
     clock.now += 15 * 60_000;
     expect((await limiter.admit('10.0.0.1', 'fresh@x.io')).allowed).toBe(true);
+  });
+});
+
+describe('cookies over HTTPS, behind a trusted proxy', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await makeFixture('sqlite', { env: { TRUST_PROXY: 'true' } });
+  });
+  afterAll(() => f?.close());
+
+  it('carry the __Host- prefix with Secure and Path=/, are set once, and open the pages', async () => {
+    await signedInUser(f.app, f.db, f.ids.companyA, 'https@example.com');
+    const b = new Browser(f.app);
+    const https = { 'x-forwarded-proto': 'https' };
+    const form = await b.request('GET', '/dashboard/login', { headers: https });
+    const signin = ([] as string[]).concat(form.headers['set-cookie'] as string[]);
+    expect(signin.map((c) => c.split('=')[0])).toEqual(['__Host-leadline_signin']);
+    const res = await b.request('POST', '/dashboard/login', { form: { email: 'https@example.com', password: PASSWORD, _csrf: b.csrf }, headers: https });
+    expect(res.status).toBe(303);
+    const sessions = ([] as string[]).concat(res.headers['set-cookie'] as string[]).filter((c) => c.startsWith('__Host-leadline_session='));
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.split('; ').slice(1).sort()).toEqual(['HttpOnly', 'Max-Age=43200', 'Path=/', 'SameSite=Lax', 'Secure']);
+    expect((await b.request('GET', '/dashboard/campaigns', { headers: https })).status).toBe(200);
+    // the same cookie without the prefix is not the session over HTTPS
+    const plain = new Browser(f.app);
+    const token = b.cookies.get('__Host-leadline_session')!;
+    const replay = await plain.request('GET', '/dashboard/campaigns', { headers: { ...https, cookie: `leadline_session=${token}` } });
+    expect(replay.status).toBe(303);
   });
 });

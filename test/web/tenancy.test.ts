@@ -193,6 +193,9 @@ describe.each(await availableStores())('dashboard pages on %s', (kind) => {
     const page = await a.get('/dashboard/');
     expect(page.body).not.toMatch(/<script(?![^>]*\ssrc=)/); // no inline scripts: CSP-safe
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    // the dashboard's own policy: no inline style or script is allowed, unlike the server-wide one /docs needs
+    expect(page.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(page.body).not.toMatch(/\sstyle="|<style/);
     for (const asset of page.body.match(/\/dashboard\/assets\/app\.[0-9a-f]+\.(css|js)/g)!) {
       const res = await a.get(asset);
       expect(res.status).toBe(200);

@@ -15,7 +15,7 @@ function signInToken(request: FastifyRequest, reply: FastifyReply): string {
   const existing = readCookie(request, SIGNIN_COOKIE);
   if (existing) return existing;
   const token = randomBytes(24).toString('base64url');
-  setCookie(request, reply, SIGNIN_COOKIE, token, { maxAge: 3600, sameSite: 'Strict' });
+  setCookie(request, reply, SIGNIN_COOKIE, token, { maxAge: 3600, sameSite: 'strict' });
   return token;
 }
 
@@ -42,7 +42,7 @@ export function authRoutes(deps: WebDeps, limiter: SignInLimiter) {
       if (!userId) return retry(401, 'That email and password do not match an account.');
       const session = await startSession(store, userId, now());
       if (request.webSession) await endSession(store, request.webSession.idHash);
-      setCookie(request, reply, SESSION_COOKIE, session.token, { maxAge: SESSION_TTL_MS / 1000, sameSite: 'Lax' });
+      setCookie(request, reply, SESSION_COOKIE, session.token, { maxAge: SESSION_TTL_MS / 1000, sameSite: 'lax' });
       clearCookie(request, reply, SIGNIN_COOKIE);
       return reply.redirect(safeNext(f.next) ?? href('/'), 303);
     });
