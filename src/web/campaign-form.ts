@@ -3,7 +3,7 @@
  * (src/campaigns/settings.ts), so the dashboard accepts exactly what
  * `leadline campaign create/update` accepts and nothing else.
  */
-import { type CampaignSettings, parseSetting, SettingsError } from '../campaigns/settings.js';
+import { type CampaignSettings, DEFAULT_SETTINGS, parseSetting, SettingsError } from '../campaigns/settings.js';
 import type { CampaignTable } from '../db/schema.js';
 import { formatDuration } from '../scheduling/duration.js';
 
@@ -34,8 +34,16 @@ export function labelled(message: string): string {
   return message.replace(/--[a-z]+(?:-[a-z]+)*/g, (flag) => FLAG_LABELS[flag] ?? flag);
 }
 
+/** the form's text for a new campaign: the one list of defaults */
+export const defaultValues = (): FormValues => {
+  const { name: _, ...values } = valuesOf({ ...DEFAULT_SETTINGS, name: '', predial_url: null, provider_url: null });
+  return values;
+};
+
+type FormSource = Omit<CampaignTable, 'id' | 'company_id' | 'created_at' | 'predial_secret'>;
+
 /** the form's text for a stored campaign, so an edit starts from what is there */
-export function valuesOf(c: CampaignTable): FormValues {
+export function valuesOf(c: FormSource): FormValues {
   return {
     name: c.name,
     timezone: c.timezone,

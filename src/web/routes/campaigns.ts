@@ -1,26 +1,12 @@
 /** The campaign list, and creating and editing a campaign's settings. */
 import type { FastifyInstance } from 'fastify';
 import { SettingsError } from '../../campaigns/settings.js';
-import { DEFAULT_SETTINGS } from '../../campaigns/settings.js';
-import { labelled, parseForm, valuesOf, type FormValues } from '../campaign-form.js';
+import { defaultValues, labelled, parseForm, valuesOf, type FormValues } from '../campaign-form.js';
 import type { Dashboard } from '../dashboard.js';
 import { href, seg } from '../html.js';
 import { recyclePage } from '../views/activity.js';
 import { campaignFormPage, campaignsPage } from '../views/campaigns.js';
 import { form, params, query, send, viewer } from './support.js';
-
-const DEFAULT_VALUES: FormValues = {
-  timezone: DEFAULT_SETTINGS.timezone,
-  hours: DEFAULT_SETTINGS.hours,
-  local_window: DEFAULT_SETTINGS.local_window,
-  max_attempts: String(DEFAULT_SETTINGS.max_attempts),
-  retry_delay: '30m',
-  concurrency: String(DEFAULT_SETTINGS.concurrency),
-  provider: DEFAULT_SETTINGS.provider,
-  simulate_success: String(DEFAULT_SETTINGS.simulate_success),
-  simulate_failures: DEFAULT_SETTINGS.simulate_failures,
-  simulate_duration: DEFAULT_SETTINGS.simulate_duration,
-};
 
 export function campaignRoutes(dash: Dashboard) {
   return async (app: FastifyInstance) => {
@@ -30,7 +16,7 @@ export function campaignRoutes(dash: Dashboard) {
     });
 
     app.get('/campaigns/new', async (request, reply) =>
-      send(reply, 200, campaignFormPage(viewer(request), { campaign: null, values: DEFAULT_VALUES })),
+      send(reply, 200, campaignFormPage(viewer(request), { campaign: null, values: defaultValues() })),
     );
 
     app.post('/campaigns', async (request, reply) => {

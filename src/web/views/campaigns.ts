@@ -5,14 +5,14 @@ import { LABELS, type Field, type FormValues } from '../campaign-form.js';
 import type { CampaignSummary } from '../dashboard.js';
 import { type Html, html, href, seg } from '../html.js';
 import { count, csrfField, notice, page, type Viewer } from './layout.js';
+import { LEAD_STATUSES } from '../../leads/lifecycle.js';
 
-const STATUSES = ['raw', 'attempting', 'exhausted', 'concluded'] as const;
 
 export function campaignsPage(v: Viewer, campaigns: readonly CampaignSummary[], done?: string): string {
   const rows = campaigns.map(
     ({ campaign: c, counts }) => html`<tr>
   <td><a href="${href(`/campaigns/${seg(c.id)}/leads`)}"><strong>${c.name}</strong></a><div class="muted mono">${c.id}</div></td>
-  ${STATUSES.map((s) => html`<td class="num">${counts[s] ? html`<a href="${href(`/campaigns/${seg(c.id)}/leads`, { status: s })}">${count(counts[s])}</a>` : '0'}</td>`)}
+  ${LEAD_STATUSES.map((s) => html`<td class="num">${counts[s] ? html`<a href="${href(`/campaigns/${seg(c.id)}/leads`, { status: s })}">${count(counts[s])}</a>` : '0'}</td>`)}
   <td class="num">${count(counts.total)}</td>
   <td>${c.hours}<div class="muted">${c.timezone}</div></td>
   <td><a class="button secondary small" href="${href(`/campaigns/${seg(c.id)}`)}">Settings</a></td>
@@ -25,7 +25,7 @@ export function campaignsPage(v: Viewer, campaigns: readonly CampaignSummary[], 
 ${notice('ok', done === 'created' ? 'Campaign created.' : null)}
 <div class="toolbar"><a class="button" href="${href('/campaigns/new')}">New campaign</a></div>
 <table>
-<thead><tr><th>Campaign</th>${STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">total</th><th>Calling hours</th><th><span class="muted">Action</span></th></tr></thead>
+<thead><tr><th>Campaign</th>${LEAD_STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">total</th><th>Calling hours</th><th><span class="muted">Action</span></th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="8" class="empty">No campaigns yet.</td></tr>`}</tbody>
 </table>`,
   );

@@ -3,8 +3,8 @@ import type { CampaignTable } from '../../db/schema.js';
 import type { Counts, LeadView } from '../dashboard.js';
 import { type Html, html, href, seg } from '../html.js';
 import { badge, confirmPage, count, notice, page, type Viewer, when } from './layout.js';
+import { LEAD_STATUSES } from '../../leads/lifecycle.js';
 
-const STATUSES = ['raw', 'attempting', 'exhausted', 'concluded'] as const;
 
 export interface LeadsView {
   campaign: CampaignTable;
@@ -52,13 +52,13 @@ export function leadsPage(v: Viewer, o: LeadsView): string {
   return page(
     { title: `${c.name}: leads`, section: 'campaigns', viewer: v },
     html`<h1>${c.name}</h1>
-<p class="sub">${count(o.counts.total)} leads · ${STATUSES.map((s, i) => html`${i ? ' · ' : ''}${count(o.counts[s])} ${s}`)} ·
+<p class="sub">${count(o.counts.total)} leads · ${LEAD_STATUSES.map((s, i) => html`${i ? ' · ' : ''}${count(o.counts[s])} ${s}`)} ·
   <a href="${href(`/campaigns/${seg(c.id)}`)}">Settings</a></p>
 ${notice('ok', o.done === 'deleted' ? 'The lead was deleted.' : o.done === 'recycled' ? `${o.recycled ?? 0} lead${o.recycled === 1 ? ' was' : 's were'} recycled and will be called again.` : null)}
 ${o.actions ?? ''}
 <form method="get" action="${href(base)}" class="toolbar" role="search">
   <div class="field"><label for="status">Status</label>
-    <select id="status" name="status"><option value="">all</option>${STATUSES.map((s) => html`<option${o.status === s ? html` selected` : ''}>${s}</option>`)}</select></div>
+    <select id="status" name="status"><option value="">all</option>${LEAD_STATUSES.map((s) => html`<option${o.status === s ? html` selected` : ''}>${s}</option>`)}</select></div>
   <div class="field"><label for="q">Phone number or external id</label>
     <input id="q" name="q" type="search" value="${o.q ?? ''}" placeholder="+14155550123 or crm-42"></div>
   <button type="submit">Show</button>

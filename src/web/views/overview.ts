@@ -4,8 +4,8 @@ import { type CampaignSummary, type Counts } from '../dashboard.js';
 import { html, href, seg } from '../html.js';
 import { activitySection } from './activity.js';
 import { count, page, type Viewer } from './layout.js';
+import { LEAD_STATUSES } from '../../leads/lifecycle.js';
 
-const STATUSES = ['raw', 'attempting', 'exhausted', 'concluded'] as const;
 
 export function overviewPage(
   v: Viewer,
@@ -20,17 +20,17 @@ export function overviewPage(
 <h2>Leads by status</h2>
 <div class="stats">
   ${stat(o.totals.total, 'all leads')}
-  ${STATUSES.map((s) => stat(o.totals[s], s))}
+  ${LEAD_STATUSES.map((s) => stat(o.totals[s], s))}
 </div>
 ${activitySection(o.activity)}
 <h2>Campaigns</h2>
 <table>
-<thead><tr><th>Campaign</th>${STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">total</th><th class="num">calls today</th></tr></thead>
+<thead><tr><th>Campaign</th>${LEAD_STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">total</th><th class="num">calls today</th></tr></thead>
 <tbody>${
       o.campaigns.length
         ? o.campaigns.map(
             ({ campaign: c, counts }) => html`<tr><td><a href="${href(`/campaigns/${seg(c.id)}/leads`)}">${c.name}</a></td>
-  ${STATUSES.map((s) => html`<td class="num">${count(counts[s])}</td>`)}<td class="num">${count(counts.total)}</td>
+  ${LEAD_STATUSES.map((s) => html`<td class="num">${count(counts[s])}</td>`)}<td class="num">${count(counts.total)}</td>
   <td class="num">${count(o.activity.byCampaign.get(c.id)?.calls ?? 0)}</td></tr>`,
           )
         : html`<tr><td colspan="7" class="empty">No campaigns yet: <a href="${href('/campaigns/new')}">create one</a>.</td></tr>`
