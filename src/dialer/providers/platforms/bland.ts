@@ -149,7 +149,8 @@ export const bland: Platform = {
     const c = obj(parseJson(req.rawBody));
     const id = str(c.call_id);
     if (!id) return [];
-    const attemptId = str(obj(c.metadata).attemptId) ?? str(obj(c.request_data).attemptId) ?? attemptIdFromUrl(req.url);
+    // Call details' request_data holds the create request's own parameters, so the echo to read is metadata.
+    const attemptId = str(obj(c.metadata).attemptId) ?? attemptIdFromUrl(req.url);
     const base = { providerCallId: id, attemptId };
     // The delayed second payload only corrects the transcript.
     if ('corrected_transcript' in c) return [{ ...base, terminal: false, progress: 'transcript-corrected' }];
