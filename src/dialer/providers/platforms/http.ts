@@ -10,8 +10,10 @@
  *
  * Every request uses a fresh connection (agent: false). A reused keep-alive socket that the
  * platform closed while idle fails a POST with ECONNRESET after the write, which would leave an
- * attempt open for reconciliation though nothing was placed; one TLS handshake per call costs
- * nothing at dialling rates (a few calls per second at most).
+ * attempt open for reconciliation though nothing was placed. The cost, measured on loopback
+ * (2,000 POSTs, Node 20): 0.55-0.61 ms a request on a fresh connection against 0.19-0.24 ms on a
+ * keep-alive one; on the internet add one TLS handshake per call, still nothing next to a phone
+ * call, at dialling rates of a few calls per second.
  */
 import http from 'node:http';
 import https from 'node:https';
