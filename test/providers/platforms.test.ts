@@ -20,3 +20,32 @@ describe('platforms', () => {
     expect(() => platformFor('plivo')).toThrow('unknown call platform "plivo" (one of vapi, retell, bland, twilio)');
   });
 });
+
+describe('outcome tables', () => {
+  it('a reason named like an Object.prototype member maps like any unknown reason, never to a function', async () => {
+    const { outcomeOf: vapiOutcome } = await import('../../src/dialer/providers/platforms/vapi.js');
+    const { outcomeOf: retellOutcome } = await import('../../src/dialer/providers/platforms/retell.js');
+    const { outcomeOf: blandOutcome } = await import('../../src/dialer/providers/platforms/bland.js');
+    const { outcomeOf: twilioOutcome, twilio } = await import('../../src/dialer/providers/platforms/twilio.js');
+    for (const reason of ['constructor', 'toString', '__proto__']) {
+      expect(vapiOutcome(reason, undefined, undefined, undefined).outcome).toBe('failed');
+      expect(retellOutcome({ disconnection_reason: reason }, false).outcome).toBe('failed');
+      expect(blandOutcome({ queue_status: reason, answered_by: reason, status: reason }).outcome).toBe('failed');
+      expect(twilioOutcome('completed', reason, '3').outcome).toBe('answered');
+      expect(twilio.parse({ rawBody: `CallSid=CA1&CallStatus=${reason}`, headers: {}, url: 'https://x.example/e?attemptId=a' })).toEqual([
+        { providerCallId: 'CA1', attemptId: 'a', terminal: false, progress: reason },
+      ]);
+    }
+  });
+});
+
+describe('hostile keys', () => {
+  it('a Twilio body with a __proto__ parameter is checked like any other, and a __proto__ metadata key stays a variable', async () => {
+    const { twilio, formParams } = await import('../../src/dialer/providers/platforms/twilio.js');
+    const { asStrings } = await import('../../src/dialer/providers/platforms/shared.js');
+    const req = { rawBody: '__proto__=1&CallSid=CA1&CallStatus=busy', headers: { 'x-twilio-signature': 'x' }, url: 'https://x.example/e' };
+    expect(twilio.verify(req, { secret: 't', webhookSecret: null, options: {}, baseUrl: '', callbackUrl: '', timeoutMs: 1, request: async () => ({ ok: false, reason: '', sent: false }) })).toBe(false);
+    expect(Object.keys(formParams(req.rawBody))).toEqual(['__proto__', 'CallSid', 'CallStatus']);
+    expect(Object.keys(asStrings(JSON.parse('{"__proto__": 1, "a": 2}')))).toEqual(['__proto__', 'a']);
+  });
+});

@@ -27,6 +27,7 @@ import {
   isTrue,
   joinUrl,
   lookupError,
+  mapped,
   num,
   obj,
   parseJson,
@@ -170,7 +171,8 @@ export function outcomeOf(c: Record<string, unknown>) {
   const answeredBy = String(c.answered_by ?? '');
   const status = String(c.status ?? '');
   const reason = str(c.error_message) ?? ([status, answeredBy && `answered_by ${answeredBy}`].filter(Boolean).join(', ') || queue || 'unknown');
-  let outcome: Outcome = BLAND_QUEUE_ERRORS[queue] ?? BLAND_ANSWERED_BY[answeredBy] ?? BLAND_STATUS[status] ?? (c.completed === true ? 'answered' : 'failed');
+  let outcome: Outcome =
+    mapped(BLAND_QUEUE_ERRORS, queue) ?? mapped(BLAND_ANSWERED_BY, answeredBy) ?? mapped(BLAND_STATUS, status) ?? (c.completed === true ? 'answered' : 'failed');
   const dnc = isTrue(obj(c.variables)[BLAND_DNC_KEY]) || isTrue(obj(c.analysis)[BLAND_DNC_KEY]);
   if (dnc) outcome = 'do-not-call';
   const minutes = num(c.call_length);

@@ -26,6 +26,7 @@ import {
   isTrue,
   joinUrl,
   lookupError,
+  mapped,
   num,
   obj,
   parseJson,
@@ -166,7 +167,7 @@ export const retell: Platform = {
 export function outcomeOf(c: Record<string, unknown>, useAnalysis: boolean) {
   const analysis = obj(c.call_analysis);
   const reason = str(c.disconnection_reason) ?? str(c.call_status) ?? 'unknown';
-  let outcome: Outcome = RETELL_DISCONNECTION_REASONS[reason] ?? 'failed';
+  let outcome: Outcome = mapped(RETELL_DISCONNECTION_REASONS, reason) ?? 'failed';
   if (isTrue(obj(analysis.custom_analysis_data)[RETELL_DNC_KEY])) outcome = 'do-not-call';
   else if (useAnalysis && outcome === 'answered' && analysis.in_voicemail === true) outcome = 'voicemail';
   const ms = num(c.duration_ms) ?? diff(num(c.start_timestamp), num(c.end_timestamp));

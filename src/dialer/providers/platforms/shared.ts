@@ -46,14 +46,20 @@ export function callVariables(call: CallRequest): Record<string, unknown> {
 
 /** For places that take only strings (Retell dynamic variables, a URL's query string). */
 export function asStrings(vars: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(vars)) {
-    if (v === null || v === undefined) out[k] = '';
-    else if (typeof v === 'string') out[k] = v;
-    else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') out[k] = String(v);
-    else out[k] = JSON.stringify(v);
-  }
-  return out;
+  // fromEntries defines own properties, so a metadata key named __proto__ stays a key.
+  return Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, text(v)]));
+}
+
+function text(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v);
+}
+
+/** A table's own entry only: 'constructor' or 'toString' from a platform must not reach Object.prototype. */
+export function mapped<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
 export function parseJson(text: string): unknown {

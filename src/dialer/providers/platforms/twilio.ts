@@ -25,6 +25,7 @@ import {
   ended,
   joinUrl,
   lookupError,
+  mapped,
   num,
   obj,
   type OptionCheck,
@@ -118,14 +119,14 @@ export const twilio: Platform = {
     const c = await getCall(ref, ctx, signal);
     if (c === null) return { state: 'not-found' };
     const status = String(c.status);
-    if (!(status in TWILIO_FINAL_STATUSES)) return { state: 'in-progress' };
+    if (!isFinal(status)) return { state: 'in-progress' };
     return { state: 'ended', ...outcomeOf(status, c.answered_by, c.duration) };
   },
 
   async hangUp(ref, ctx, signal) {
     if (!ref.providerCallId) throw new Error('twilio: cannot hang up a call whose sid never came back');
     const c = await getCall(ref, ctx, signal);
-    if (c === null || String(c.status) in TWILIO_FINAL_STATUSES) return;
+    if (c === null || isFinal(String(c.status))) return;
     const a = await ctx.request({
       method: 'POST',
       url: callUrl(ctx, ref.providerCallId),
@@ -137,7 +138,7 @@ export const twilio: Platform = {
     if (a.ok && a.status >= 200 && a.status < 300) return;
     // The call may have moved on (answered, or ended) between the two requests.
     const again = await getCall(ref, ctx, signal);
-    if (again === null || String(again.status) in TWILIO_FINAL_STATUSES) return;
+    if (again === null || isFinal(String(again.status))) return;
     throw lookupError(NAME, a);
   },
 
@@ -155,7 +156,7 @@ export const twilio: Platform = {
     if (!sid) return [];
     const base = { providerCallId: sid, attemptId: attemptIdFromUrl(req.url) };
     const status = p.get('CallStatus');
-    if (status && status in TWILIO_FINAL_STATUSES) {
+    if (status && isFinal(status)) {
       return [{ ...base, terminal: true, ...outcomeOf(status, p.get('AnsweredBy'), p.get('CallDuration')) }];
     }
     const answeredBy = p.get('AnsweredBy');
@@ -164,10 +165,14 @@ export const twilio: Platform = {
   },
 };
 
+function isFinal(status: string): boolean {
+  return mapped(TWILIO_FINAL_STATUSES, status) !== undefined;
+}
+
 export function outcomeOf(status: string, answeredBy: unknown, duration: unknown) {
-  let outcome: Outcome = TWILIO_FINAL_STATUSES[status] ?? 'failed';
+  let outcome: Outcome = mapped(TWILIO_FINAL_STATUSES, status) ?? 'failed';
   const by = typeof answeredBy === 'string' ? answeredBy : '';
-  if (outcome === 'answered' && by in TWILIO_ANSWERED_BY) outcome = TWILIO_ANSWERED_BY[by]!;
+  if (outcome === 'answered') outcome = mapped(TWILIO_ANSWERED_BY, by) ?? outcome;
   return ended(outcome, by ? `${status}, answered by ${by}` : status, num(duration));
 }
 
@@ -182,7 +187,8 @@ export function signature(authToken: string, url: string, params: Record<string,
 }
 
 export function formParams(body: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  // No prototype: a parameter named __proto__ is a parameter like any other.
+  const out: Record<string, string[]> = Object.create(null);
   for (const [k, v] of new URLSearchParams(body)) (out[k] ??= []).push(v);
   return out;
 }

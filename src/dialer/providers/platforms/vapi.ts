@@ -23,6 +23,7 @@ import {
   isTrue,
   joinUrl,
   lookupError,
+  mapped,
   obj,
   parseJson,
   requireOptions,
@@ -197,7 +198,7 @@ export function webhookSecret(ctx: Pick<PlatformContext, 'secret' | 'webhookSecr
 export function outcomeOf(endedReason: unknown, analysis: unknown, startedAt: unknown, endedAt: unknown) {
   const reason = str(endedReason) ?? 'unknown';
   const dnc = isTrue(obj(obj(analysis).structuredData)[VAPI_DNC_KEY]);
-  const outcome: Outcome = dnc ? 'do-not-call' : (VAPI_ENDED_REASONS[reason] ?? 'failed');
+  const outcome: Outcome = dnc ? 'do-not-call' : (mapped(VAPI_ENDED_REASONS, reason) ?? 'failed');
   return ended(outcome, reason, secondsBetween(startedAt, endedAt));
 }
 
