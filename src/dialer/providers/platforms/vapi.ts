@@ -152,8 +152,10 @@ export const vapi: Platform = {
     });
     if (a.ok && a.status >= 200 && a.status < 300) return;
     // The control URL lives only while the call does; a call that ended meanwhile is hung up.
-    const c = ref.providerCallId ? await getCall(ref, ctx, signal) : null;
-    if (c !== null && c.status === 'ended') return;
+    if (ref.providerCallId) {
+      const c = await getCall(ref, ctx, signal);
+      if (c === null || c.status === 'ended') return;
+    }
     throw lookupError(NAME, a);
   },
 
