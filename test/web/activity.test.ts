@@ -31,13 +31,13 @@ describe.each(await availableStores())('dashboard dialer views on %s', (kind) =>
       simulate_success: 0,
     }));
     leads = await seed(f, campaignId, [{ phoneNumber: '+14155550701' }, { phoneNumber: '+14155550702' }, { externalId: 'later', phoneNumber: '+14155550703', scheduledFor: '2099-01-01T00:00:00Z' }]);
-    const dialer = () => new Dialer({ store: f.db, logger: createLogger('silent'), campaignIds: [campaignId], simulateDurationMs: [0, 0] });
+    const dialer = () =>
+      new Dialer({ store: f.db, logger: createLogger('silent'), campaignIds: [campaignId], simulateDurationMs: [0, 0], now: () => f.clock.now });
     await dialer().runOnce();
     // runOnce calls what was due before it started (dueBy = start - 1 ms), and
     // with no retry delay a failed lead is due at the millisecond of its
-    // failure: a second run in that same millisecond rightly finds nothing,
-    // which made this test flaky (3 calls instead of 4, about 1 run in 8).
-    await new Promise((r) => setTimeout(r, 5));
+    // failure: the second run starts a second later on the test's clock.
+    f.clock.advance(1000);
     await dialer().runOnce();
   });
   afterAll(() => f.close());

@@ -1,0 +1,105 @@
+/**
+ * Bulk create's two plans. Both answer in request order: which rows were
+ * created, and for each skipped one the identifier it collided with,
+ * externalId checked first (docs/api.md, "Leads").
+ */
+import type { Store } from '../store/index.js';
+import type { IdentifierRow, NewLeadRow } from '../store/leads.js';
+
+/**
+ * Inserts every row in request order; the unique indexes skip a row that
+ * repeats a lead of the campaign or an earlier row, as the rules say. The
+ * skipped rows are then looked up to name what each collided with:
+ * externalId first, counting only leads that were there before and rows
+ * earlier in the request.
+ */
+export function insertThenLookup(store: Store, campaignId: string, rows: NewLeadRow[], now: () => number): Promise<Plan> {
+  return store.transaction(async (tx) => {
+    const inserted = await tx.leads.insertMany(campaignId, rows, now());
+    const plan: Plan = rows.map((row) => ({ row, skippedAs: null }));
+    const skipped = rows.filter((r) => !inserted.has(r.id));
+    if (skipped.length === 0) return plan;
+    const found = await tx.leads.findExisting(campaignId, externalIdsOf(skipped), phoneNumbersOf(skipped));
+    // who holds each identifier: -1 for a lead from before, else the index of the row that inserted it
+    const index = new Map(rows.map((r, i) => [r.id, i]));
+    const byExternalId = new Map<string, number>();
+    const byPhoneNumber = new Map<string, number>();
+    for (const f of found) {
+      const at = index.get(f.id) ?? -1;
+      if (f.external_id !== null) byExternalId.set(f.external_id, at);
+      if (f.phone_number !== null) byPhoneNumber.set(f.phone_number, at);
+    }
+    plan.forEach((x, i) => {
+      if (inserted.has(x.row.id)) return;
+      const { externalId, phoneNumber } = x.row;
+      if (externalId !== null && (byExternalId.get(externalId) ?? i) < i) x.skippedAs = externalId;
+      else if (phoneNumber !== null && (byPhoneNumber.get(phoneNumber) ?? i) < i) x.skippedAs = phoneNumber;
+      // what it collided with was deleted meanwhile by another request
+      else x.skippedAs = externalId ?? phoneNumber;
+    });
+    return plan;
+  }, { lock: `leads:${campaignId}` });
+}
+
+/** Looks the rows up, decides in request order, and writes only if something is new. */
+export async function lookupThenInsert(store: Store, campaignId: string, rows: NewLeadRow[], now: () => number): Promise<Plan> {
+  const byExternalId = await store.leads.findExisting(campaignId, externalIdsOf(rows), []);
+  // externalId is checked first, so only rows whose externalId is free need
+  // their phone number looked up: a retry of leads with externalIds costs
+  // one lookup of 1000 identifiers instead of two.
+  const taken = identifierSets(byExternalId);
+  const rest = rows.filter((r) => r.externalId === null || !taken.externalIds.has(r.externalId));
+  if (rest.length > 0) {
+    for (const r of await store.leads.findExisting(campaignId, [], phoneNumbersOf(rest))) {
+      if (r.external_id !== null) taken.externalIds.add(r.external_id);
+      if (r.phone_number !== null) taken.phoneNumbers.add(r.phone_number);
+    }
+  }
+  // Decide in request order, so a later entry repeating an earlier one is the duplicate.
+  const plan: Plan = rows.map((row) => {
+    const hit = duplicateOf(row, taken);
+    if (hit === null) {
+      if (row.externalId !== null) taken.externalIds.add(row.externalId);
+      if (row.phoneNumber !== null) taken.phoneNumbers.add(row.phoneNumber);
+    }
+    return { row, skippedAs: hit };
+  });
+  const toInsert = plan.filter((x) => x.skippedAs === null).map((x) => x.row);
+  if (toInsert.length === 0) return plan;
+  await store.transaction(async (tx) => {
+    const inserted = await tx.leads.insertMany(campaignId, toInsert, now());
+    if (inserted.size < toInsert.length) {
+      // Another request inserted some of them after our lookup; the unique
+      // indexes refused ours. Report what they collided with.
+      const lost = toInsert.filter((r) => !inserted.has(r.id));
+      const now = identifierSets(await tx.leads.findExisting(campaignId, externalIdsOf(lost), phoneNumbersOf(lost)));
+      for (const x of plan) {
+        if (x.skippedAs === null && !inserted.has(x.row.id)) x.skippedAs = duplicateOf(x.row, now) ?? x.row.externalId ?? x.row.phoneNumber;
+      }
+    }
+  }, { lock: `leads:${campaignId}` });
+  return plan;
+}
+
+/** each row of a bulk create, and the identifier it was skipped as (null: created) */
+export type Plan = { row: NewLeadRow; skippedAs: string | null }[];
+
+export const externalIdsOf = (rows: readonly NewLeadRow[]) => rows.flatMap((r) => (r.externalId === null ? [] : [r.externalId]));
+export const phoneNumbersOf = (rows: readonly NewLeadRow[]) => rows.flatMap((r) => (r.phoneNumber === null ? [] : [r.phoneNumber]));
+
+function identifierSets(rows: readonly IdentifierRow[]) {
+  const externalIds = new Set<string>();
+  const phoneNumbers = new Set<string>();
+  for (const r of rows) {
+    if (r.external_id !== null) externalIds.add(r.external_id);
+    if (r.phone_number !== null) phoneNumbers.add(r.phone_number);
+  }
+  return { externalIds, phoneNumbers };
+}
+
+/** the identifier a row collides with, externalId checked first; null when new */
+function duplicateOf(row: NewLeadRow, taken: ReturnType<typeof identifierSets>): string | null {
+  if (row.externalId !== null && taken.externalIds.has(row.externalId)) return row.externalId;
+  if (row.phoneNumber !== null && taken.phoneNumbers.has(row.phoneNumber)) return row.phoneNumber;
+  return null;
+}
