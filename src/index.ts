@@ -3,4 +3,4 @@
  * client only. The server, the CLI and the dialer are run through the
  * `leadline` command, so importing this pulls in none of them.
  */
-export * from './client/index.js';
+export * from '@leadline/client';

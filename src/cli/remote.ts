@@ -1,5 +1,5 @@
 /** What the client commands (import, export) share: which server, which key. */
-import { createLeadlineClient, type LeadlineClient } from '../client/index.js';
+import { createLeadlineClient, type LeadlineClient } from '@leadline/client';
 import { UsageError } from './context.js';
 
 export interface RemoteOptions {

@@ -118,11 +118,16 @@ type Document = Record<string, any>;
  * OpenAPI, becomes an x- extension; and the "phoneNumber or externalId" anyOf
  * beside an object's properties moves into an allOf, because openapi-typescript
  * reads a sibling anyOf as a union with the object and types the body unknown.
+ * A query parameter validated as a positive-integer string is documented as
+ * the integer it is (see integerQuery).
  */
 function finishDocument(doc: Document): Document {
   const headers: Record<string, unknown> = {};
   for (const operations of Object.values(doc.paths ?? {}) as Document[]) {
     for (const operation of Object.values(operations)) {
+      for (const parameter of (operation.parameters ?? []) as Document[]) {
+        if (parameter.in === 'query') parameter.schema = integerQuery(parameter.schema);
+      }
       for (const response of Object.values(operation.responses ?? {}) as Document[]) {
         for (const [name, header] of Object.entries(response.headers ?? {})) {
           headers[name] ??= header;
@@ -133,6 +138,23 @@ function finishDocument(doc: Document): Document {
   }
   doc.components = { ...doc.components, headers };
   return rewrite(doc) as Document;
+}
+
+/**
+ * Ajv validates query strings as the strings they are on the wire, without
+ * coercion, so that its error messages stay the spec's exact ones; `limit` is
+ * therefore the pattern below. That pattern is exactly the decimal spellings of
+ * the integers >= 1 (leading zeros allowed), which OpenAPI says as
+ * `integer, minimum 1` for a query parameter (its value is text on the wire
+ * either way): generated clients then take a number (openapi-typescript types
+ * it `number`, and openapi-fetch sends 8000 as limit=8000, the same bytes as
+ * "8000"). Only the document changes; validation and messages do not.
+ */
+const POSITIVE_INTEGER_TEXT = '^[0-9]*[1-9][0-9]*$';
+function integerQuery(schema: Document): Document {
+  if (schema?.type !== 'string' || schema.pattern !== POSITIVE_INTEGER_TEXT) return schema;
+  const { pattern: _pattern, type: _type, ...rest } = schema;
+  return { ...rest, type: 'integer', minimum: 1 };
 }
 
 function rewrite(value: unknown): unknown {

@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
-import type { Lead, LeadlineClient, LeadStatus } from '../client/index.js';
+import type { Lead, LeadlineClient, LeadStatus } from '@leadline/client';
 import { guardCell } from './csv-cells.js';
 import { type RetryOptions, withRetry } from './retry.js';
 
@@ -57,7 +57,7 @@ export async function exportLeads(opts: ExportOptions): Promise<{ leads: number 
   for (;;) {
     const query = {
       campaignId: opts.campaignId,
-      limit: String(opts.pageSize ?? 8000),
+      limit: opts.pageSize ?? 8000,
       ...(opts.status ? { status: opts.status } : {}),
       ...(cursor === undefined ? {} : { cursor }),
     };

@@ -9,7 +9,7 @@ import { appendFileSync, createReadStream, existsSync, rmSync, statSync, truncat
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
 import type { CountryCode } from 'libphonenumber-js';
-import type { LeadInput, LeadlineClient } from '../client/index.js';
+import type { LeadInput, LeadlineClient } from '@leadline/client';
 import { MESSAGES } from '../errors.js';
 import { guardCell } from './csv-cells.js';
 import { clearState, type ImportState, inputIdentity, loadState, saveState, statePathFor } from './import-state.js';

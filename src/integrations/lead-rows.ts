@@ -6,7 +6,7 @@
  * `leads[N]: …` and the importer rejects that row then.
  */
 import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js';
-import type { LeadInput } from '../client/index.js';
+import type { LeadInput } from '@leadline/client';
 import { MESSAGES } from '../errors.js';
 import { isZonedDateTime } from '../leads/formats.js';
 import { schemaErrorMessage } from '../leads/messages.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createLeadlineClient } from '../../src/client/index.js';
+import { createLeadlineClient } from '@leadline/client';
 import { importCsv } from '../../src/integrations/importer.js';
 import { ServerUnavailableError } from '../../src/integrations/retry.js';
 import { type Fixture, makeFixture } from '../helpers/fixture.js';

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fixture, makeFixture, type Reply } from '../helpers/fixture.js';
+import { listQuery } from '../../src/leads/schemas.js';
 import { PREFIXES } from '../api/support.js';
 import { type OpenApiDocument, registeredRoutes, responseChecker } from './support.js';
 
@@ -91,6 +92,18 @@ describe('the document', () => {
     expect(list).toEqual(['campaignId', 'status', 'limit', 'cursor']);
   });
 
+  it('documents limit as the positive integer it is, while Ajv still validates the query text', async () => {
+    for (const prefix of PREFIXES) {
+      const limit = doc.paths[prefix].get.parameters.find((p: { name: string }) => p.name === 'limit');
+      expect(limit.schema).toEqual({ type: 'integer', minimum: 1 });
+    }
+    expect(listQuery.properties.limit).toMatchObject({ type: 'string', pattern: '^[0-9]*[1-9][0-9]*$' });
+    for (const limit of ['0', '1.5', '-1']) {
+      const refused = await f.request('GET', '/api/v1/leads', { query: { campaignId: f.ids.campaignA, limit } });
+      expect([refused.status, refused.body.error]).toEqual([400, 'limit must be a whole number of at least 1']);
+    }
+  });
+
   it('is what the committed typed client was generated from (run `npm run generate:client` when this fails)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'leadline-openapi-'));
     try {
@@ -102,7 +115,7 @@ describe('the document', () => {
         '-o',
         join(dir, 'schema.ts'),
       ]);
-      expect(readFileSync(join(dir, 'schema.ts'), 'utf8')).toBe(readFileSync('src/client/schema.ts', 'utf8'));
+      expect(readFileSync(join(dir, 'schema.ts'), 'utf8')).toBe(readFileSync('packages/client/src/schema.ts', 'utf8'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -390,7 +390,7 @@ export interface operations {
                 campaignId: string;
                 status?: "raw" | "attempting" | "exhausted" | "concluded";
                 /** @description page size, default 1000; above 8000 is lowered to 8000 */
-                limit?: string;
+                limit?: number;
                 /** @description opaque cursor from a previous response */
                 cursor?: string;
             };
@@ -1092,7 +1092,7 @@ export interface operations {
                 campaignId: string;
                 status?: "raw" | "attempting" | "exhausted" | "concluded";
                 /** @description page size, default 1000; above 8000 is lowered to 8000 */
-                limit?: string;
+                limit?: number;
                 /** @description opaque cursor from a previous response */
                 cursor?: string;
             };
