@@ -88,6 +88,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes(db));
   await app.register(leadRoutes(leads), { prefix: '/api/v1/leads' });
   await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
-  await app.register(dashboard({ db, limiter, now }), { prefix: '/dashboard' });
+  await app.register(dashboard({ db, limiter, now, postWindows: windows.dashboardPost }), { prefix: '/dashboard' });
   return app;
 }

@@ -16,6 +16,8 @@ export interface Windows {
   readonly bulk: readonly Window[];
   readonly ip: readonly Window[];
   readonly authFailure: readonly Window[];
+  /** every dashboard POST, per client IP, counted before its body is read */
+  readonly dashboardPost: readonly Window[];
 }
 
 export function windowsFor(cfg: RateLimitConfig): Windows {
@@ -27,6 +29,9 @@ export function windowsFor(cfg: RateLimitConfig): Windows {
     // Same figure as the health check, but its own bucket, so a monitor polling
     // /api/health cannot lock a client out of authenticating.
     authFailure: [{ name: 'auth-failure', limit: cfg.ipPerMinute, windowMs: MINUTE }],
+    // Its own bucket again: signed-in users posting forms and a monitor polling
+    // /api/health from one address must not lock each other out.
+    dashboardPost: [{ name: 'dashboard-post', limit: cfg.ipPerMinute, windowMs: MINUTE }],
   };
 }
 
