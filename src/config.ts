@@ -3,6 +3,8 @@
  * it once; the frozen result is passed down explicitly, never imported, so
  * tests can build as many differently-configured apps as they like.
  */
+import { type OutboundAllow, OutboundAllowError, parseOutboundAllow } from './net/outbound.js';
+
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly path: string }
   | { readonly kind: 'postgres'; readonly url: string };
@@ -58,6 +60,8 @@ export interface Config {
   /** Fastify trustProxy: off unless configured, because per-IP limits trust X-Forwarded-For only behind a known proxy */
   readonly trustProxy: boolean | string;
   readonly server: ServerLimits;
+  /** OUTBOUND_ALLOW: internal destinations outbound requests may reach (src/net/outbound.ts) */
+  readonly outboundAllow: OutboundAllow;
 }
 
 export class ConfigError extends Error {}
@@ -91,6 +95,15 @@ function trustProxy(raw: string | undefined): boolean | string {
   // (Fastify trusts nobody given one), and "1" would be read as the address 0.0.0.1.
   if (/^\d+$/.test(raw)) throw new ConfigError(`TRUST_PROXY must list the proxy addresses or CIDRs, not a hop count, got "${raw}"`);
   return raw; // comma-separated addresses or CIDRs, as Fastify accepts
+}
+
+function outboundAllow(raw: string | undefined): OutboundAllow {
+  try {
+    return parseOutboundAllow(raw);
+  } catch (err) {
+    if (err instanceof OutboundAllowError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 function serverLimits(env: Env): ServerLimits {
@@ -133,5 +146,6 @@ export function loadConfig(env: Env = process.env): Config {
     pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5000),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
     server: serverLimits(env),
+    outboundAllow: outboundAllow(env.OUTBOUND_ALLOW),
   });
 }

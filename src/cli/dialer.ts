@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
+import { OutboundPolicy, setOutboundPolicy } from '../net/outbound.js';
 import { createDb } from '../db/index.js';
 import { parseDuration, parseDurationRange } from '../dialer/duration.js';
 import { loadCampaigns } from '../dialer/repository.js';
@@ -50,6 +51,8 @@ export function registerDialer(program: Command): void {
     )
     .action(async (o) => {
       const config = loadConfig();
+      // predial and the webhook provider go only where OUTBOUND_ALLOW lets them (src/net/outbound.ts)
+      setOutboundPolicy(new OutboundPolicy(config.outboundAllow));
       const logger = createLogger(config.logLevel);
       const db = createDb(config.database, { pgPoolSize: config.pgPoolSize, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
       try {

@@ -112,7 +112,9 @@ describe('nestedDeeperThan', () => {
       return { ok: true };
     });
     // the app's real handler maps AppError('validation') to 400; this one just shows the message
-    app.setErrorHandler((err, _request, reply) => reply.code(err.statusCode ?? (err.code === 'validation' ? 400 : 500)).send({ message: err.message }));
+    app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _request, reply) =>
+      reply.code(err.statusCode ?? (err.code === 'validation' ? 400 : 500)).send({ message: err.message }),
+    );
     try {
       await fc.assert(
         fc.asyncProperty(valueUpTo(MAX_JSON_DEPTH), spacing, async (v, show) => {
