@@ -13,6 +13,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { outboundPolicy, OutboundRefusedError, type OutboundPolicy } from '../net/outbound.js';
+import { standardWebhookHeaders } from '../net/standard-webhooks.js';
 
 export const SIGNATURE_HEADER = 'X-Leadline-Signature';
 /** answers are a few fields; anything bigger is a misbehaving endpoint */
@@ -36,7 +37,12 @@ function agentsFor(policy: OutboundPolicy): Agents {
   return agents;
 }
 
-/** `sha256=<hex HMAC-SHA256 of the raw body>`, as the receiver recomputes it */
+/**
+ * `sha256=<hex HMAC-SHA256 of the raw body>`, as the receiver recomputes it.
+ * Kept for existing receivers; it signs the body only, which is the same on
+ * every attempt, so it cannot tell a replay. The Standard Webhooks headers
+ * sent beside it sign an id and a timestamp too.
+ */
 export function sign(body: string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
@@ -53,6 +59,8 @@ export interface PostOptions {
   signal?: AbortSignal;
   /** where the request may go; default: the process's (OUTBOUND_ALLOW) */
   outbound?: OutboundPolicy;
+  /** webhook-id: the same on every retry of one message; default a new id per request */
+  webhookId?: string;
 }
 
 /** a failed request's reason: the policy's own words, or the error code, never the remote's content */
@@ -80,7 +88,10 @@ export function signedPost(o: PostOptions): Promise<PostResult> {
       'content-length': Buffer.byteLength(raw),
       accept: 'application/json',
     };
-    if (o.secret) headers[SIGNATURE_HEADER] = sign(raw, o.secret);
+    if (o.secret) {
+      headers[SIGNATURE_HEADER] = sign(raw, o.secret);
+      Object.assign(headers, standardWebhookHeaders(o.secret, raw, { id: o.webhookId }));
+    }
 
     let settled = false;
     const finish = (r: PostResult) => {
