@@ -3,6 +3,8 @@
  * it once; the frozen result is passed down explicitly, never imported, so
  * tests can build as many differently-configured apps as they like.
  */
+import type { KeyObject } from 'node:crypto';
+import { parseSecretKey, SecretKeyError } from './crypto/secrets.js';
 import { type OutboundAllow, OutboundAllowError, parseOutboundAllow } from './net/outbound.js';
 
 export type DatabaseConfig =
@@ -62,6 +64,8 @@ export interface Config {
   readonly server: ServerLimits;
   /** OUTBOUND_ALLOW: internal destinations outbound requests may reach (src/net/outbound.ts) */
   readonly outboundAllow: OutboundAllow;
+  /** SECRET_KEY: seals stored secrets (src/crypto/secrets.ts); undefined keeps them as given */
+  readonly secretKey: KeyObject | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -97,11 +101,12 @@ function trustProxy(raw: string | undefined): boolean | string {
   return raw; // comma-separated addresses or CIDRs, as Fastify accepts
 }
 
-function outboundAllow(raw: string | undefined): OutboundAllow {
+/** a parser whose own errors become ConfigErrors, with their message */
+function parsed<T>(parse: () => T, own: new (...args: never[]) => Error): T {
   try {
-    return parseOutboundAllow(raw);
+    return parse();
   } catch (err) {
-    if (err instanceof OutboundAllowError) throw new ConfigError(err.message);
+    if (err instanceof own) throw new ConfigError(err.message);
     throw err;
   }
 }
@@ -146,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5000),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
     server: serverLimits(env),
-    outboundAllow: outboundAllow(env.OUTBOUND_ALLOW),
+    outboundAllow: parsed(() => parseOutboundAllow(env.OUTBOUND_ALLOW), OutboundAllowError),
+    secretKey: parsed(() => parseSecretKey(env.SECRET_KEY), SecretKeyError),
   });
 }
