@@ -4,6 +4,10 @@
  * it once; the frozen result is passed down explicitly, never imported, so
  * tests can build as many differently-configured apps as they like.
  */
+import type { KeyObject } from 'node:crypto';
+import { parseSecretKey, SecretKeyError } from './crypto/secrets.js';
+import { type OutboundAllow, OutboundAllowError, parseOutboundAllow } from './net/outbound.js';
+
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly path: string }
   | { readonly kind: 'postgres'; readonly url: string };
@@ -59,6 +63,10 @@ export interface Config {
   /** Fastify trustProxy: off unless configured, because per-IP limits trust X-Forwarded-For only behind a known proxy */
   readonly trustProxy: boolean | string;
   readonly server: ServerLimits;
+  /** OUTBOUND_ALLOW: internal destinations outbound requests may reach (src/net/outbound.ts) */
+  readonly outboundAllow: OutboundAllow;
+  /** SECRET_KEY: seals stored secrets (src/crypto/secrets.ts); undefined keeps them as given */
+  readonly secretKey: KeyObject | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +100,16 @@ function trustProxy(raw: string | undefined): boolean | string {
   // (Fastify trusts nobody given one), and "1" would be read as the address 0.0.0.1.
   if (/^\d+$/.test(raw)) throw new ConfigError(`TRUST_PROXY must list the proxy addresses or CIDRs, not a hop count, got "${raw}"`);
   return raw; // comma-separated addresses or CIDRs, as Fastify accepts
+}
+
+/** a parser whose own errors become ConfigErrors, with their message */
+function parsed<T>(parse: () => T, own: new (...args: never[]) => Error): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof own) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 function serverLimits(env: Env): ServerLimits {
@@ -134,5 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5000),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
     server: serverLimits(env),
+    outboundAllow: parsed(() => parseOutboundAllow(env.OUTBOUND_ALLOW), OutboundAllowError),
+    secretKey: parsed(() => parseSecretKey(env.SECRET_KEY), SecretKeyError),
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
+import { OutboundPolicy, setOutboundPolicy } from '../net/outbound.js';
 import { openStore } from '../store/index.js';
 import { parseDuration, parseDurationRange } from '../scheduling/duration.js';
 import { Dialer } from '../dialer/worker.js';
@@ -49,6 +50,8 @@ export function registerDialer(program: Command): void {
     )
     .action(async (o) => {
       const config = loadConfig();
+      // predial and the webhook provider go only where OUTBOUND_ALLOW lets them (src/net/outbound.ts)
+      setOutboundPolicy(new OutboundPolicy(config.outboundAllow));
       const logger = createLogger(config.logLevel);
       const store = openStore(config.database, { pgPoolSize: config.pgPoolSize, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
       try {

@@ -12,14 +12,37 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import { outboundPolicy, OutboundRefusedError, type OutboundPolicy } from '../net/outbound.js';
+import { standardWebhookHeaders } from '../net/standard-webhooks.js';
 
 export const SIGNATURE_HEADER = 'X-Leadline-Signature';
 /** answers are a few fields; anything bigger is a misbehaving endpoint */
 const MAX_ANSWER_BYTES = 64 * 1024;
-// Idle keep-alive sockets are unref'd by Node, so they never hold a process open.
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
-/** `sha256=<hex HMAC-SHA256 of the raw body>`, as the receiver recomputes it */
+type Agents = { 'http:': http.Agent; 'https:': https.Agent };
+const agentsByPolicy = new WeakMap<OutboundPolicy, Agents>();
+/**
+ * Keep-alive agents whose DNS lookup is the policy's, so every connection is
+ * checked against the address it actually goes to. A kept-alive socket was
+ * checked when it was opened. Idle sockets are unref'd by Node, so they never
+ * hold a process open.
+ */
+function agentsFor(policy: OutboundPolicy): Agents {
+  let agents = agentsByPolicy.get(policy);
+  if (!agents) {
+    const options = { keepAlive: true, lookup: policy.lookup };
+    agents = { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+    agentsByPolicy.set(policy, agents);
+  }
+  return agents;
+}
+
+/**
+ * `sha256=<hex HMAC-SHA256 of the raw body>`, as the receiver recomputes it.
+ * Kept for existing receivers; it signs the body only, which is the same on
+ * every attempt, so it cannot tell a replay. The Standard Webhooks headers
+ * sent beside it sign an id and a timestamp too.
+ */
 export function sign(body: string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
@@ -34,6 +57,16 @@ export interface PostOptions {
   timeoutMs: number;
   /** aborts the request early, e.g. on shutdown */
   signal?: AbortSignal;
+  /** where the request may go; default: the process's (OUTBOUND_ALLOW) */
+  outbound?: OutboundPolicy;
+  /** webhook-id: the same on every retry of one message; default a new id per request */
+  webhookId?: string;
+}
+
+/** a failed request's reason: the policy's own words, or the error code, never the remote's content */
+function failureReason(err: Error): string {
+  if (err instanceof OutboundRefusedError) return err.message;
+  return `request failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`;
 }
 
 /** Never throws: every failure is a reason, because each one is recorded on an attempt. */
@@ -46,13 +79,19 @@ export function signedPost(o: PostOptions): Promise<PostResult> {
       return resolve({ ok: false, reason: `invalid URL "${o.url}"` });
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return resolve({ ok: false, reason: `unsupported URL "${o.url}"` });
+    const policy = o.outbound ?? outboundPolicy();
+    const refused = policy.checkUrl(url);
+    if (refused) return resolve({ ok: false, reason: refused });
     const raw = JSON.stringify(o.body);
     const headers: Record<string, string | number> = {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(raw),
       accept: 'application/json',
     };
-    if (o.secret) headers[SIGNATURE_HEADER] = sign(raw, o.secret);
+    if (o.secret) {
+      headers[SIGNATURE_HEADER] = sign(raw, o.secret);
+      Object.assign(headers, standardWebhookHeaders(o.secret, raw, { id: o.webhookId }));
+    }
 
     let settled = false;
     const finish = (r: PostResult) => {
@@ -69,7 +108,7 @@ export function signedPost(o: PostOptions): Promise<PostResult> {
 
     const client = url.protocol === 'https:' ? https : http;
     // No redirects are followed: a signed body goes only where the campaign says.
-    const req = client.request(url, { method: 'POST', headers, agent: agents[url.protocol] }, (res) => {
+    const req = client.request(url, { method: 'POST', headers, agent: agentsFor(policy)[url.protocol] }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -77,7 +116,7 @@ export function signedPost(o: PostOptions): Promise<PostResult> {
         if (size > MAX_ANSWER_BYTES) fail(`answer larger than ${MAX_ANSWER_BYTES} bytes`);
         else chunks.push(chunk);
       });
-      res.on('error', (err) => fail(`request failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
+      res.on('error', (err) => fail(failureReason(err)));
       res.on('end', () => {
         const status = res.statusCode ?? 0;
         if (status < 200 || status > 299) return fail(`answered HTTP ${status}`);
@@ -90,7 +129,7 @@ export function signedPost(o: PostOptions): Promise<PostResult> {
         }
       });
     });
-    req.on('error', (err) => fail(`request failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
+    req.on('error', (err) => fail(failureReason(err)));
     const timer = setTimeout(() => fail(`no answer within ${o.timeoutMs} ms`), o.timeoutMs);
     if (o.signal?.aborted) return onAbort();
     o.signal?.addEventListener('abort', onAbort, { once: true });

@@ -17,7 +17,7 @@ import { failure } from './envelope.js';
 import { errorHandler } from './errors.js';
 import { harden, serverOptions } from './hardening.js';
 import { parseJsonBodies } from './json-body.js';
-import { enforce, windowsFor } from './limits.js';
+import { enforce, refundBodyRefusals, windowsFor } from './limits.js';
 import { registerOpenApi } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
 import { leadRoutes } from './routes/leads.js';
@@ -63,7 +63,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const authenticator = new KeyAuthenticator(store.keys, config.keyCacheMs, now, (err) =>
     app.log.warn({ err }, 'could not record key use'),
   );
-  app.addHook('onRequest', guard({ authenticator, limiter, windows, now }));
+  app.addHook('onRequest', guard({ authenticator, limiter, windows, now, bodyLimit: config.bodyLimit }));
+  app.addHook('onError', refundBodyRefusals(limiter));
   // Synchronous hooks rather than async functions: no promise and microtask
   // per hook per request.
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -88,6 +89,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes(store));
   await app.register(leadRoutes(leads), { prefix: '/api/v1/leads' });
   await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
-  await app.register(dashboard({ store, limiter, now }), { prefix: '/dashboard' });
+  await app.register(dashboard({ store, limiter, now, postWindows: windows.dashboardPost }), { prefix: '/dashboard' });
   return app;
 }

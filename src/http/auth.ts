@@ -2,6 +2,11 @@
  * The checks every /api/v1 route runs before its handler, in the order
  * docs/api.md fixes: authenticate (401), rate-limit per key (429), scope
  * (403). Validation and campaign access follow in Fastify and the service.
+ *
+ * A body is only read after these, so its size is known here only when
+ * declared: a Content-Length over the limit is a 413 after authentication
+ * and before the key's hit is counted. A body that turns out too large or
+ * too deep later is refunded (refundBodyRefusals in ./limits.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { allows, type Principal, type Scope } from '../auth/principal.js';
@@ -29,6 +34,8 @@ export interface GuardDeps {
   readonly limiter: RateLimiter;
   readonly windows: Windows;
   readonly now: () => number;
+  /** largest accepted body, bytes */
+  readonly bodyLimit: number;
 }
 
 export function guard(deps: GuardDeps) {
@@ -37,7 +44,10 @@ export function guard(deps: GuardDeps) {
     // read it once, not twice. List limit=1, SQLite, same run: 69 → 65 µs per request.
     const config = request.routeOptions.config;
     const { scope: need, ipLimited } = config;
-    if (ipLimited) return enforce(deps.limiter, reply, `ip:${request.ip}`, deps.windows.ip, deps.now);
+    if (ipLimited) {
+      await enforce(deps.limiter, reply, `ip:${request.ip}`, deps.windows.ip, deps.now);
+      return;
+    }
     if (need === undefined) return;
     const value = request.headers['x-api-key'];
     // A cached key is answered without an async call and its await, and with one
@@ -50,8 +60,14 @@ export function guard(deps: GuardDeps) {
       await enforce(deps.limiter, reply, `ip:${request.ip}`, deps.windows.authFailure, deps.now);
       throw new AppError(value ? 'invalid_key' : 'missing_key', value ? MESSAGES.invalidKey : MESSAGES.missingKey);
     }
+    const declared = request.headers['content-length'];
+    if (declared !== undefined && Number(declared) > deps.bodyLimit) {
+      throw new AppError('payload_too_large', `Request body is larger than ${deps.bodyLimit} bytes`);
+    }
     const windows = config.bulk ? deps.windows.bulk : deps.windows.call;
-    await enforce(deps.limiter, reply, `key:${principal.keyId}`, windows, deps.now);
+    const bucket = `key:${principal.keyId}`;
+    const verdict = await enforce(deps.limiter, reply, bucket, windows, deps.now);
+    if (verdict.ticket !== undefined) request.countedHit = { bucket, windows, ticket: verdict.ticket, remaining: verdict.remaining };
     if (!allows(principal.scope, need)) throw new AppError('insufficient_permissions', MESSAGES.insufficientPermissions);
     request.principal = principal;
   };

@@ -3,10 +3,11 @@
  * the X-RateLimit-* headers. Per key after authentication; per client IP for
  * /api/health, unknown paths and failed authentication.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../config.js';
 import { AppError, MESSAGES } from '../errors.js';
 import type { RateLimiter, Verdict, Window } from '../ratelimit/types.js';
+import { BodyTooDeepError } from './json-body.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -16,6 +17,8 @@ export interface Windows {
   readonly bulk: readonly Window[];
   readonly ip: readonly Window[];
   readonly authFailure: readonly Window[];
+  /** every dashboard POST, per client IP, counted before its body is read */
+  readonly dashboardPost: readonly Window[];
 }
 
 export function windowsFor(cfg: RateLimitConfig): Windows {
@@ -27,6 +30,9 @@ export function windowsFor(cfg: RateLimitConfig): Windows {
     // Same figure as the health check, but its own bucket, so a monitor polling
     // /api/health cannot lock a client out of authenticating.
     authFailure: [{ name: 'auth-failure', limit: cfg.ipPerMinute, windowMs: MINUTE }],
+    // Its own bucket again: signed-in users posting forms and a monitor polling
+    // /api/health from one address must not lock each other out.
+    dashboardPost: [{ name: 'dashboard-post', limit: cfg.ipPerMinute, windowMs: MINUTE }],
   };
 }
 
@@ -46,7 +52,7 @@ export async function enforce(
   bucket: string,
   windows: readonly Window[],
   now: () => number,
-): Promise<void> {
+): Promise<Verdict> {
   const verdict = await limiter.hit(bucket, windows);
   const at = now();
   reply.header('X-RateLimit-Limit', verdict.limit);
@@ -56,4 +62,39 @@ export async function enforce(
     reply.header('Retry-After', Math.max(1, Math.ceil((verdict.resetAt - at) / 1000)));
     throw new RateLimitError(verdict, at);
   }
+  return verdict;
+}
+
+/** a key's counted hit, kept on the request so that a body refused unread or unparsed can give it back */
+export interface CountedHit {
+  readonly bucket: string;
+  readonly windows: readonly Window[];
+  readonly ticket: string;
+  readonly remaining: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    countedHit?: CountedHit;
+  }
+}
+
+/** the body checks whose refusals cost a key nothing: over the size limit, or nested too deep */
+const isBodyRefusal = (err: { code?: unknown }): boolean =>
+  err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err instanceof BodyTooDeepError;
+
+/**
+ * onError hook: a body refused for its size (read past the limit, when no
+ * Content-Length declared it) or its depth is refunded, so such requests do
+ * not spend the key's quota; declared sizes are refused before counting
+ * (src/http/auth.ts). The X-RateLimit-Remaining already set is raised to match.
+ */
+export function refundBodyRefusals(limiter: RateLimiter) {
+  return async (request: FastifyRequest, reply: FastifyReply, err: { code?: unknown }): Promise<void> => {
+    const hit = request.countedHit;
+    if (!hit || !isBodyRefusal(err)) return;
+    request.countedHit = undefined;
+    await limiter.refund(hit.bucket, hit.windows, hit.ticket);
+    reply.header('X-RateLimit-Remaining', hit.remaining + 1);
+  };
 }

@@ -44,6 +44,19 @@ class Ring {
   }
 
   /**
+   * Removes the newest entry stamped `t`, keeping the rest in order: O(limit)
+   * at worst, but refunds are rare (a refused body) and entries with equal
+   * stamps are interchangeable, so any one of them is the refunded hit.
+   */
+  remove(t: number): void {
+    let i = this.count - 1;
+    while (i >= 0 && this.at(i) > t) i--;
+    if (i < 0 || this.at(i) !== t) return;
+    for (; i < this.count - 1; i++) this.ts[(this.head + i) % this.ts.length] = this.at(i + 1);
+    this.count--;
+  }
+
+  /**
    * The same key may be configured with a new limit (deploy, config reload).
    * Keeping only the newest `limit` entries changes no decision: if a dropped
    * older entry were still inside the window, so would all kept ones be, and
@@ -114,7 +127,14 @@ export class MemoryRateLimiter implements RateLimiter {
       const count = ring?.count ?? 0;
       states[i] = { count, resetAt: (count > 0 && ring ? ring.oldest() : now) + w.windowMs };
     }
-    return decide(windows, allowed, states);
+    return decide(windows, allowed, states, allowed ? String(now) : undefined);
+  }
+
+  /** the ticket is the hit's timestamp */
+  async refund(key: string, windows: readonly Window[], ticket: string): Promise<void> {
+    const t = Number(ticket);
+    if (!Number.isFinite(t)) return;
+    for (const w of windows) this.buckets.get(`${key}:${w.name}`)?.remove(t);
   }
 
   /** Drops buckets with nothing left inside their window. */

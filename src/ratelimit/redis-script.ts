@@ -40,3 +40,14 @@ for i = 1, #KEYS do
 end
 return out
 `;
+
+// Takes one admitted hit back out of every window of its key, atomically, as
+// HIT_SCRIPT put it in: KEYS as for HIT_SCRIPT, ARGV[1] the hit's member.
+// Reply: how many windows still held it (0 once it had left them all).
+export const REFUND_SCRIPT = `
+local removed = 0
+for i = 1, #KEYS do
+  removed = removed + redis.call('ZREM', KEYS[i], ARGV[1])
+end
+return removed
+`;

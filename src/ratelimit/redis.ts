@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { RateLimiter, Verdict, Window } from './types.js';
-import { HIT_SCRIPT } from './redis-script.js';
+import { HIT_SCRIPT, REFUND_SCRIPT } from './redis-script.js';
 import { decide, validateWindows, type WindowState } from './verdict.js';
 
 export interface RateLimitLogger {
@@ -38,7 +38,13 @@ export interface RedisRateLimiterOptions {
   now?: () => number;
 }
 
-type HitClient = Redis & { rateLimitHit(...args: string[]): Promise<number[]> };
+type HitClient = Redis & {
+  rateLimitHit(...args: string[]): Promise<number[]>;
+  rateLimitRefund(...args: string[]): Promise<number>;
+};
+
+/** tickets of hits the fallback answered, so their refunds go back to it */
+const FALLBACK_TICKET = 'fallback:';
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -72,6 +78,7 @@ export class RedisRateLimiter implements RateLimiter {
       retryStrategy: (times) => Math.min(50 * 2 ** times, 1000),
     }) as HitClient;
     this.client.defineCommand('rateLimitHit', { lua: HIT_SCRIPT });
+    this.client.defineCommand('rateLimitRefund', { lua: REFUND_SCRIPT });
     // Without a listener ioredis prints every reconnect failure to stderr.
     this.client.on('error', (err: Error) => this.markDown(err));
   }
@@ -98,7 +105,7 @@ export class RedisRateLimiter implements RateLimiter {
     // client has reconnected; the rest go straight to the fallback, so a
     // hung server costs at most one slow request per timeout.
     if (this.down && (this.probing || this.client.status !== 'ready')) {
-      return this.opts.fallback.hit(key, windows);
+      return this.fallbackHit(key, windows);
     }
     const probe = this.down;
     this.probing ||= probe;
@@ -110,17 +117,42 @@ export class RedisRateLimiter implements RateLimiter {
       return verdict;
     } catch (err) {
       this.markDown(err);
-      return this.opts.fallback.hit(key, windows);
+      return this.fallbackHit(key, windows);
     } finally {
       if (probe) this.probing = false;
     }
   }
 
-  private async hitRedis(key: string, windows: readonly Window[]): Promise<Verdict> {
+  private async fallbackHit(key: string, windows: readonly Window[]): Promise<Verdict> {
+    const verdict = await this.opts.fallback.hit(key, windows);
+    return verdict.ticket === undefined ? verdict : { ...verdict, ticket: FALLBACK_TICKET + verdict.ticket };
+  }
+
+  /**
+   * A hit the fallback answered is refunded there; one Redis answered, in
+   * Redis by REFUND_SCRIPT, and if Redis does not answer now the hit stays
+   * counted (errs strict, like a timed-out hit).
+   */
+  async refund(key: string, windows: readonly Window[], ticket: string): Promise<void> {
+    if (ticket.startsWith(FALLBACK_TICKET)) return this.opts.fallback.refund(key, windows, ticket.slice(FALLBACK_TICKET.length));
+    if (this.client.status !== 'ready') return;
+    try {
+      await withTimeout(this.client.rateLimitRefund(String(windows.length), ...this.keys(key, windows), ticket), this.timeoutMs);
+    } catch (err) {
+      this.markDown(err);
+    }
+  }
+
+  private keys(key: string, windows: readonly Window[]): string[] {
     // The hash tag keeps all windows of a key in one Redis Cluster slot, as a
     // multi-key script requires.
-    const keys = windows.map((w) => `${this.prefix}{${key}}:${w.name}`);
-    const args = [this.opts.now ? String(this.opts.now()) : '', this.member + ++this.seq];
+    return windows.map((w) => `${this.prefix}{${key}}:${w.name}`);
+  }
+
+  private async hitRedis(key: string, windows: readonly Window[]): Promise<Verdict> {
+    const keys = this.keys(key, windows);
+    const member = this.member + ++this.seq;
+    const args = [this.opts.now ? String(this.opts.now()) : '', member];
     for (const w of windows) args.push(String(w.limit), String(w.windowMs));
     // commandTimeout covers each command; this also covers the EVAL resent
     // after a NOSCRIPT reply (e.g. right after a Redis restart).
@@ -135,7 +167,7 @@ export class RedisRateLimiter implements RateLimiter {
       count: Number(reply[1 + 2 * i]),
       resetAt: Number(reply[2 + 2 * i]),
     }));
-    return decide(windows, reply[0] === 1, states);
+    return decide(windows, reply[0] === 1, states, reply[0] === 1 ? member : undefined);
   }
 
   private markDown(err: unknown): void {

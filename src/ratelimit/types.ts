@@ -20,6 +20,8 @@ export interface Verdict {
    * request leaves it). When refused: the time after which a retry succeeds.
    */
   readonly resetAt: number;
+  /** names this admitted hit for `refund`; absent when refused */
+  readonly ticket?: string;
 }
 
 export interface RateLimiter {
@@ -28,5 +30,13 @@ export interface RateLimiter {
    * admitted count it in every window. A refused request is not counted.
    */
   hit(key: string, windows: readonly Window[]): Promise<Verdict>;
+  /**
+   * Takes back one admitted hit (by its verdict's ticket) from every window,
+   * as if it had never been counted: for requests refused before any work,
+   * such as a body over the size limit. Best effort: a hit that has already
+   * left its windows, or a backend that does not answer, leaves the count as
+   * it is (the strict side).
+   */
+  refund(key: string, windows: readonly Window[], ticket: string): Promise<void>;
   close(): Promise<void>;
 }

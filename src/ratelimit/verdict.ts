@@ -47,6 +47,7 @@ export function decide(
   windows: readonly Window[],
   allowed: boolean,
   states: readonly WindowState[],
+  ticket?: string,
 ): Verdict {
   let best: Verdict | undefined;
   windows.forEach((w, i) => {
@@ -55,7 +56,7 @@ export function decide(
     if (allowed) {
       // The tightest window; on a tie the later reset, since the next request
       // is only sure to pass once every exhausted window has room again.
-      const v: Verdict = { allowed, limit: w.limit, remaining: w.limit - s.count, resetAt: s.resetAt };
+      const v: Verdict = { allowed, limit: w.limit, remaining: w.limit - s.count, resetAt: s.resetAt, ticket };
       if (!best || v.remaining < best.remaining || (v.remaining === best.remaining && v.resetAt > best.resetAt)) {
         best = v;
       }

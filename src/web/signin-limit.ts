@@ -4,6 +4,7 @@
  * failures: the limiter cannot look without counting, and a real user signs
  * in a few times a day.
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimiter, Window } from '../ratelimit/types.js';
 import { normalizeEmail } from './accounts.js';
 
@@ -42,3 +43,21 @@ export class SignInLimiter {
     return { allowed: true, retryAfterS: 0 };
   }
 }
+
+/**
+ * Every dashboard POST counted per client IP in onRequest, before the session
+ * lookup and before a byte of the body is read, so a flood of posts costs a
+ * limiter hit each and nothing more. Refused with a 429 page.
+ */
+export function postLimitHook(limiter: RateLimiter, windows: readonly Window[], now: () => number, refuse: RefusePage) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> => {
+    if (request.method !== 'POST') return;
+    const verdict = await limiter.hit(`ip:${request.ip}`, windows);
+    if (verdict.allowed) return;
+    const retryAfterS = Math.max(1, Math.ceil((verdict.resetAt - now()) / 1000));
+    reply.header('Retry-After', retryAfterS);
+    return refuse(reply, `Too many requests from your address. Try again in ${Math.ceil(retryAfterS / 60)} minute(s).`);
+  };
+}
+
+export type RefusePage = (reply: FastifyReply, message: string) => FastifyReply;

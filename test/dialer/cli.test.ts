@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/campaigns/settings.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { cli, startDialer } from './dialer-process.js';
+import { ALLOW_STUBS, startStub } from './http-stub.js';
 import { attemptRows, leadRow, seedLeads } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'leadline-dialer-cli-'));
@@ -209,5 +210,36 @@ describe('leadline dialer, recycle and lead explain', () => {
     expect(await leadRow(db, id!)).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null, next_attempt_at: null });
     expect(await attemptRows(db, id!)).toEqual([]);
     expect(d.logs().some((l) => l.msg === 'released at shutdown')).toBe(true);
+  });
+});
+
+describe('the outbound policy in a dialer process', () => {
+  it('refuses a predial function on loopback by default and records why; OUTBOUND_ALLOW=127.0.0.0/8 lets it through', async () => {
+    const crm = await startStub(null, () => ({ body: { phoneNumber: '+14155550123' } }));
+    try {
+      const { campaignId } = await json([
+        'campaign', 'create', '--company', companyId, '--name', 'Outbound', '--hours', 'mon-sun 00:00-24:00',
+        '--local-window', '00:00-24:00', '--max-attempts', '1', '--simulate-success', '1', '--predial-url', crm.url,
+      ]);
+      const [refused] = await seedLeads(db, campaignId, [{ externalId: 'refused', phoneNumber: null }]);
+      expect(await startDialer(['--once', '--campaign', campaignId], env).exited).toBe(0);
+      expect(crm.requests).toHaveLength(0);
+      expect(await attemptRows(db, refused!)).toMatchObject([
+        { outcome: 'predial-failed', reason: `predial: refused by the outbound policy: 127.0.0.1 is a loopback address (allow it with OUTBOUND_ALLOW)` },
+      ]);
+
+      const [allowed] = await seedLeads(db, campaignId, [{ externalId: 'allowed', phoneNumber: null }]);
+      expect(await startDialer(['--once', '--campaign', campaignId], { ...env, ...ALLOW_STUBS }).exited).toBe(0);
+      expect(crm.requests.map((r) => r.body.externalId)).toEqual(['allowed']);
+      expect(await attemptRows(db, allowed!)).toMatchObject([{ success: 1 }]);
+    } finally {
+      await crm.close();
+    }
+  });
+
+  it('a malformed OUTBOUND_ALLOW stops the dialer with a message naming it', async () => {
+    const d = startDialer(['--once'], { ...env, OUTBOUND_ALLOW: '10.0.0.0/99' });
+    expect(await d.exited).not.toBe(0);
+    expect(d.output()).toContain('OUTBOUND_ALLOW: "10.0.0.0/99" is not a CIDR');
   });
 });

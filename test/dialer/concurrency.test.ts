@@ -9,7 +9,7 @@ import type { Store } from '../../src/store/index.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { serviceAvailable } from '../helpers/services.js';
 import { type DialerProcess, startDialer } from './dialer-process.js';
-import { type Stub, startStub } from './http-stub.js';
+import { ALLOW_STUBS, type Stub, startStub } from './http-stub.js';
 import { makeCampaign, seedMany } from './support.js';
 
 const LEADS = 10_000;
@@ -23,7 +23,7 @@ describe.skipIf(!ready)(`${WORKERS} dialer processes over ${LEADS} leads on Post
   /** what the telephony stub answers: fail everything, or succeed */
   let succeed = false;
   const dials = new Map<string, number>();
-  const env = () => ({ DATABASE_URL: store.url, LOG_LEVEL: 'warn', PG_POOL_SIZE: '4' });
+  const env = () => ({ DATABASE_URL: store.url, LOG_LEVEL: 'warn', PG_POOL_SIZE: '4', ...ALLOW_STUBS });
 
   beforeAll(async () => {
     store = await createTestStore('postgres');

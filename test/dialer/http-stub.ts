@@ -2,6 +2,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OutboundPolicy, parseOutboundAllow, setOutboundPolicy } from '../../src/net/outbound.js';
+
+/**
+ * Stubs listen on loopback, which the outbound policy refuses by default.
+ * Tests that call them opt in the way an operator with a CRM on the same host
+ * would: OUTBOUND_ALLOW=127.0.0.0/8 (ALLOW_STUBS in a dialer process's env).
+ */
+export const ALLOW_STUBS = { OUTBOUND_ALLOW: '127.0.0.0/8' };
+// In this test process (each test file has its own): importing the stub is opting in.
+setOutboundPolicy(new OutboundPolicy(parseOutboundAllow(ALLOW_STUBS.OUTBOUND_ALLOW)));
 
 export interface StubRequest {
   headers: IncomingHttpHeaders;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory.js';
 import type { Window } from '../../src/ratelimit/types.js';
 import { checkSlidingWindowProperty } from './model.js';
+import { checkRefunds } from './refund.js';
 
 function setup() {
   const clock = { t: 0 };
@@ -22,12 +23,12 @@ describe('MemoryRateLimiter', () => {
   it('counts remaining down and admits a retry exactly at resetAt', async () => {
     const { at } = setup();
     const w = [{ name: 's', limit: 3, windowMs: 1000 }];
-    expect(await at(0, w)).toEqual({ allowed: true, limit: 3, remaining: 2, resetAt: 1000 });
-    expect(await at(100, w)).toEqual({ allowed: true, limit: 3, remaining: 1, resetAt: 1000 });
-    expect(await at(200, w)).toEqual({ allowed: true, limit: 3, remaining: 0, resetAt: 1000 });
+    expect(await at(0, w)).toEqual({ allowed: true, limit: 3, remaining: 2, resetAt: 1000, ticket: '0' });
+    expect(await at(100, w)).toEqual({ allowed: true, limit: 3, remaining: 1, resetAt: 1000, ticket: '100' });
+    expect(await at(200, w)).toEqual({ allowed: true, limit: 3, remaining: 0, resetAt: 1000, ticket: '200' });
     expect(await at(300, w)).toEqual({ allowed: false, limit: 3, remaining: 0, resetAt: 1000 });
     expect(await at(999, w)).toEqual({ allowed: false, limit: 3, remaining: 0, resetAt: 1000 });
-    expect(await at(1000, w)).toEqual({ allowed: true, limit: 3, remaining: 0, resetAt: 1100 });
+    expect(await at(1000, w)).toEqual({ allowed: true, limit: 3, remaining: 0, resetAt: 1100, ticket: '1000' });
   });
 
   it('does not count refused requests', async () => {
@@ -46,9 +47,9 @@ describe('MemoryRateLimiter', () => {
       { name: 'burst', limit: 1, windowMs: 1000 },
       { name: 'long', limit: 2, windowMs: 5000 },
     ];
-    expect(await at(0, w)).toEqual({ allowed: true, limit: 1, remaining: 0, resetAt: 1000 });
+    expect(await at(0, w)).toEqual({ allowed: true, limit: 1, remaining: 0, resetAt: 1000, ticket: '0' });
     // Both windows now have 0 left; the later reset wins the tie.
-    expect(await at(1000, w)).toEqual({ allowed: true, limit: 2, remaining: 0, resetAt: 5000 });
+    expect(await at(1000, w)).toEqual({ allowed: true, limit: 2, remaining: 0, resetAt: 5000, ticket: '1000' });
     expect(await at(1500, w)).toEqual({ allowed: false, limit: 2, remaining: 0, resetAt: 5000 });
     expect((await at(4999, w)).allowed).toBe(false);
     expect((await at(5000, w)).allowed).toBe(true);
@@ -72,6 +73,20 @@ describe('MemoryRateLimiter', () => {
     expect(await at(10, lowered)).toEqual({ allowed: false, limit: 2, remaining: 0, resetAt: 1003 });
     expect((await at(1002, lowered)).allowed).toBe(false);
     expect((await at(1003, lowered)).allowed).toBe(true);
+  });
+
+  it('refunds a hit in every window, once, and never one that has left its window', async () => {
+    const { clock, limiter } = setup();
+    await checkRefunds(limiter, clock, '');
+  });
+
+  it('a refund among hits stamped the same millisecond takes back exactly one', async () => {
+    const { limiter, at } = setup();
+    const w = [{ name: 's', limit: 3, windowMs: 1000 }];
+    const [first] = [await at(5, w), await at(5, w), await at(5, w)];
+    await limiter.refund('k', w, first!.ticket!);
+    expect(await at(6, w)).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await at(7, w)).allowed).toBe(false);
   });
 
   it('rejects invalid windows', async () => {

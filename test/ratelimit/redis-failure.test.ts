@@ -29,6 +29,9 @@ class CountingFallback implements RateLimiter {
     this.calls++;
     return this.inner.hit(key, windows);
   }
+  refund(key: string, windows: readonly Window[], ticket: string): Promise<void> {
+    return this.inner.refund(key, windows, ticket);
+  }
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRateLimiter, MemoryRateLimiter, RedisRateLimiter } from '../../src/ratelimit/index.js';
 import type { RateLimiter } from '../../src/ratelimit/types.js';
 import { checkSlidingWindowProperty } from './model.js';
+import { checkRefunds } from './refund.js';
 import { REDIS_URL, shouldRunRedisSuite } from './redis-available.js';
 
 const redisUp = await shouldRunRedisSuite();
@@ -12,6 +13,9 @@ const prefix = `test:ratelimit:${randomUUID()}:`;
 /** Fails the test if the limiter ever falls back: these tests must be answered by Redis. */
 const noFallback: RateLimiter = {
   hit: async () => {
+    throw new Error('fallback used: Redis did not answer');
+  },
+  refund: async () => {
     throw new Error('fallback used: Redis did not answer');
   },
   close: async () => {},
@@ -48,6 +52,22 @@ describe.skipIf(!redisUp)('RedisRateLimiter on a real Redis', () => {
       // the real duration of one run.
       const scale = { unitMs: 100, minWindowUnits: 5, maxWindowUnits: 30, maxAdvanceUnits: 15 };
       await checkSlidingWindowProperty(limiter, clock, scale, 30);
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it('refunds a hit in every window, once, and never one that has left its window (REFUND_SCRIPT)', async () => {
+    const clock = { t: 1_700_000_000_000 };
+    const limiter = await connected({ keyPrefix: `${prefix}refund:`, now: () => clock.t });
+    try {
+      await checkRefunds(limiter, clock, '');
+      // the member is gone from Redis itself, not just from the verdicts
+      const w = [{ name: 'z', limit: 5, windowMs: 60_000 }];
+      const v = await limiter.hit('direct', w);
+      expect(await admin.zcard(`${prefix}refund:{direct}:z`)).toBe(1);
+      await limiter.refund('direct', w, v.ticket!);
+      expect(await admin.zcard(`${prefix}refund:{direct}:z`)).toBe(0);
     } finally {
       await limiter.close();
     }
@@ -110,6 +130,24 @@ describe.skipIf(!redisUp)('RedisRateLimiter on a real Redis', () => {
       expect(limiter).toBeInstanceOf(RedisRateLimiter);
       await limiter.hit('k', [{ name: 's', limit: 5, windowMs: 10_000 }]);
       expect(await admin.zcard(`${prefix}factory:{k}:s`)).toBe(1);
+    } finally {
+      await limiter.close();
+    }
+  });
+});
+
+describe('RedisRateLimiter refunds while Redis is down', () => {
+  it('a hit the fallback answered is refunded to the fallback', async () => {
+    const fallback = new MemoryRateLimiter();
+    // nothing listens on port 1: every hit is answered by the fallback
+    const limiter = new RedisRateLimiter({ url: 'redis://127.0.0.1:1', fallback, timeoutMs: 100 });
+    const w = [{ name: 's', limit: 1, windowMs: 60_000 }];
+    try {
+      const first = await limiter.hit('k', w);
+      expect(first.allowed).toBe(true);
+      expect((await limiter.hit('k', w)).allowed).toBe(false);
+      await limiter.refund('k', w, first.ticket!);
+      expect((await fallback.hit('k', w)).allowed).toBe(true);
     } finally {
       await limiter.close();
     }

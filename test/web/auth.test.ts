@@ -36,6 +36,10 @@ describe.each(await availableStores())('dashboard sign-in and sessions on %s', (
     const short = await b.post('/dashboard/password', { password: 'short', confirm: 'short' });
     expect(short.status).toBe(400);
     expect(short.body).toContain('at least 12 characters');
+    const weak = await b.post('/dashboard/password', { password: 'aaaaaaaaaaaa', confirm: 'aaaaaaaaaaaa' });
+    expect(weak.status).toBe(400);
+    expect(weak.body).toContain('This password is too easy to guess.');
+    expect(weak.body).toContain('Repeated characters like &quot;aaa&quot; are easy to guess.');
     expect((await b.post('/dashboard/password', { password: PASSWORD, confirm: PASSWORD })).location).toBe('/dashboard/');
     const home = await b.get('/dashboard/');
     expect(home.status).toBe(200);

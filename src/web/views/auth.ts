@@ -39,7 +39,7 @@ export function passwordPage(viewer: Viewer, o: { first: boolean; error?: string
   }
   <div class="field"><label for="password">New password</label>
     <input id="password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD}" required ${o.first ? html`autofocus` : ''}>
-    <div class="hint">At least ${MIN_PASSWORD} characters.</div></div>
+    <div class="hint">At least ${MIN_PASSWORD} characters, and hard to guess: a few unrelated words work well.</div></div>
   <div class="field"><label for="confirm">New password again</label>
     <input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD}" required></div>
   <button type="submit">${o.first ? 'Set password and continue' : 'Change password'}</button>
