@@ -14,6 +14,9 @@ export async function createCompany(store: Store, name: string, now = Date.now()
   return { companyId };
 }
 
+/** a campaign's state that is not a setting, as it starts */
+const NOT_PAUSED = { paused_at: null, paused_reason: null, not_placed_streak: 0 } as const;
+
 /** Settings are parsed already (settings.ts parseSetting); this checks how they combine. */
 export async function createCampaign(
   store: Store,
@@ -27,7 +30,7 @@ export async function createCampaign(
   checkSettings(row);
   if (!(await store.companies.exists(companyId))) throw new AppError('not_found', `company ${companyId} not found`);
   const campaignId = newId('cp_');
-  await store.campaigns.insert({ id: campaignId, company_id: companyId, name, created_at: now, ...row });
+  await store.campaigns.insert({ id: campaignId, company_id: companyId, name, created_at: now, ...row, ...NOT_PAUSED });
   return { campaignId };
 }
 
@@ -48,4 +51,10 @@ export const getCampaign = (store: Store, campaignId: string): Promise<CampaignR
 
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** clears a pause; false when the campaign was not paused */
+export async function resumeCampaign(store: Store, campaignId: string): Promise<boolean> {
+  if (!(await store.campaigns.byId(campaignId))) throw new AppError('not_found', `campaign ${campaignId} not found`);
+  return store.campaigns.resume(campaignId);
 }

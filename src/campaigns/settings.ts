@@ -4,6 +4,7 @@
  * here, so a value the dialer cannot use never reaches the database.
  */
 import { formatDurationRange, parseDuration, parseDurationRange } from '../scheduling/duration.js';
+import { parseRetryDelays } from './retry-delays.js';
 import { DEFAULT_FAILURE_MIX_SPEC, formatFailureMix, parseFailureMix } from '../dialer/providers/failure-mix.js';
 import { formatHours, parseHours, parseLocalWindow, validateTimeZone } from '../scheduling/hours.js';
 import type { CampaignTable } from '../db/schema.js';
@@ -28,6 +29,8 @@ export type CampaignSettings = Partial<
     | 'simulate_success'
     | 'simulate_failures'
     | 'simulate_duration'
+    | 'call_timeout_ms'
+    | 'retry_delays'
   >
 >;
 
@@ -48,6 +51,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   simulate_success: 0.5,
   simulate_failures: DEFAULT_FAILURE_MIX_SPEC,
   simulate_duration: '0s',
+  call_timeout_ms: 30 * 60 * 1000,
+  retry_delays: '',
 } satisfies CampaignSettings);
 
 export class SettingsError extends Error {}
@@ -60,6 +65,7 @@ const fail = (message: string): never => {
 const MAX_ATTEMPTS = 100;
 const MAX_CONCURRENCY = 1000;
 const MAX_SIMULATED_CALL_MS = 24 * 3_600_000;
+const MAX_CALL_TIMEOUT_MS = 24 * 3_600_000;
 
 function wholeNumber(name: string, raw: string, max: number): number {
   const n = Number(raw);
@@ -93,7 +99,18 @@ export const parseSetting = {
   hours: (raw: string) => rethrow('--hours', () => formatHours(parseHours(raw))),
   localWindow: (raw: string) => rethrow('--local-window', () => (parseLocalWindow(raw), raw.trim())),
   maxAttempts: (raw: string) => wholeNumber('--max-attempts', raw, MAX_ATTEMPTS),
-  retryDelay: (raw: string) => rethrow('--retry-delay', () => parseDuration(raw)),
+  /** a plain duration, or per outcome: busy=10m,no-answer=2h,default=30m */
+  retryDelay: (raw: string): Pick<CampaignSettings, 'retry_delay_ms' | 'retry_delays'> =>
+    rethrow('--retry-delay', () => {
+      const { defaultMs, byOutcome } = parseRetryDelays(raw);
+      return { ...(defaultMs === undefined ? {} : { retry_delay_ms: defaultMs }), retry_delays: byOutcome };
+    }),
+  callTimeout: (raw: string) =>
+    rethrow('--call-timeout', () => {
+      const ms = parseDuration(raw);
+      if (ms < 10_000 || ms > MAX_CALL_TIMEOUT_MS) throw new Error('a call timeout is from 10s to 1d');
+      return ms;
+    }),
   concurrency: (raw: string) => wholeNumber('--concurrency', raw, MAX_CONCURRENCY),
   predialUrl: (raw: string) => httpUrl('--predial-url', raw),
   predialSecret: (raw: string) => (raw === '' ? fail('--predial-secret must not be empty') : raw),

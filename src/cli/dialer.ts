@@ -11,7 +11,7 @@ import { parseDuration, parseDurationRange } from '../scheduling/duration.js';
 import { Dialer } from '../dialer/worker.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { arg } from './context.js';
+import { arg, output, withStore } from './context.js';
 
 function duration(name: string, minMs = 0) {
   return (raw: string): number => {
@@ -32,17 +32,23 @@ function durationRange(raw: string): [number, number] {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** a dialer is live while its heartbeat (every 5 s) is younger than this */
+const LIVE_MS = 15_000;
+
 export function registerDialer(program: Command): void {
-  program
+  const dialer = program
     .command('dialer')
     .description('run the dialer: call due leads by priority, schedule and calling hours (SIGTERM drains and exits 0)')
     .option('--campaign <id>', 'serve only this campaign (repeatable; default: all campaigns)', collect)
     .option('--once', 'call everything due now, wait for those calls to finish, and exit')
     .option('--claim-timeout <duration>', "a dead worker's claims lapse after this; calls in flight renew theirs (default 60s)", arg(duration('--claim-timeout', 1000)))
-    .option('--poll-interval <duration>', 'how often a campaign with nothing due is checked again (default 1s)', arg(duration('--poll-interval', 1000)))
-    .option('--grace <duration>', 'on SIGTERM, how long calls in flight may take to finish before they are released (default 30s)', arg(duration('--grace')))
+    .option(
+      '--poll-interval <duration>',
+      'at most how long a campaign with nothing due waits before it is checked again; new leads, due times and calling hours wake it sooner (default 60s)',
+      arg(duration('--poll-interval', 1000)),
+    )
+    .option('--grace <duration>', 'on SIGTERM, how long calls in flight may take to finish before they are hung up (default 30s)', arg(duration('--grace')))
     .option('--predial-timeout <duration>', 'how long the predial function may take (default 5s)', arg(duration('--predial-timeout', 1000)))
-    .option('--call-timeout <duration>', 'how long a webhook call may take (default 5m)', arg(duration('--call-timeout', 1000)))
     .option(
       '--simulate-duration <range>',
       "simulate provider: call duration for every campaign, e.g. 2s or 1s-5s (default: each campaign's --simulate-duration)",
@@ -67,9 +73,8 @@ export function registerDialer(program: Command): void {
           logger,
           campaignIds: ids,
           claimTimeoutMs: o.claimTimeout ?? 60_000,
-          pollIntervalMs: o.pollInterval ?? 1000,
+          pollIntervalMs: o.pollInterval ?? 60_000,
           predialTimeoutMs: o.predialTimeout ?? 5000,
-          callTimeoutMs: o.callTimeout ?? 5 * 60_000,
           // absent: each campaign's own simulate duration
           simulateDurationMs: o.simulateDuration,
         });
@@ -93,4 +98,29 @@ export function registerDialer(program: Command): void {
         await store.close();
       }
     });
+
+  dialer
+    .command('status')
+    .description('the running dialers: id, host, campaigns, calls in flight, last claim')
+    .option('--json', 'print JSON')
+    .action((o) =>
+      withStore(async (store) => {
+        const now = Date.now();
+        const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+        const live = (await store.dialers.live(now - LIVE_MS)).map((d) => ({
+          id: d.id,
+          host: d.host,
+          pid: d.pid,
+          campaigns: d.campaigns === 'all' ? 'all' : d.campaigns.split(','),
+          callsInFlight: d.calls_in_flight,
+          startedAt: iso(d.started_at),
+          lastHeartbeatAt: iso(d.heartbeat_at),
+          lastClaimAt: iso(d.last_claim_at),
+        }));
+        const lines = live.map(
+          (d) => `${d.id}  host ${d.host}  campaigns ${Array.isArray(d.campaigns) ? d.campaigns.join(',') : d.campaigns}  in flight ${d.callsInFlight}  last claim ${d.lastClaimAt ?? 'never'}`,
+        );
+        output(o.json, live, lines.join('\n') || 'no dialer is running');
+      }),
+    );
 }

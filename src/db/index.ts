@@ -25,6 +25,14 @@ export interface Db {
   writeTx<T>(fn: (tx: Executor) => Promise<T>, opts?: { lock?: string }): Promise<T>;
   /** runs a single autocommit statement again when it loses a deadlock (retry.ts) */
   retrying<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Calls `onChange` soon after another connection commits a change that
+   * wakes the dialer (new leads): PostgreSQL's LISTEN on `leadline_events`
+   * (sent by the events store), SQLite's `PRAGMA data_version` polled every
+   * `pollMs`. Returns what stops it. Changes made through this very
+   * connection are not signalled: the caller knows of them.
+   */
+  watch(onChange: () => void, o?: { pollMs?: number }): () => Promise<void>;
   migrate(): Promise<void>;
   /** resolves when the database answers a trivial query */
   ping(): Promise<void>;

@@ -15,6 +15,8 @@ import { leadZones } from './migrations/0005_lead_zones.js';
 import { simulateSettings } from './migrations/0006_simulate_settings.js';
 import { unclaimedAttempting } from './migrations/0007_unclaimed_attempting.js';
 import { nanpZones } from './migrations/0008_nanp_zones.js';
+import { dialerProduction } from './migrations/0009_dialer_production.js';
+import { timezoneNarrows } from './migrations/0010_timezone_narrows.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -27,6 +29,8 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0006_simulate_settings': simulateSettings(dialect),
     '0007_unclaimed_attempting': unclaimedAttempting(dialect),
     '0008_nanp_zones': nanpZones(dialect),
+    '0009_dialer_production': dialerProduction(dialect),
+    '0010_timezone_narrows': timezoneNarrows(dialect),
   };
 }
 

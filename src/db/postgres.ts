@@ -68,6 +68,45 @@ function describe(url: string): string {
   }
 }
 
+/**
+ * LISTEN on its own connection (a pooled one is handed to other statements
+ * between queries, and a transaction-mode pooler such as PgBouncer cannot
+ * hold a LISTEN at all). A lost connection is opened again after a second;
+ * the caller is told once it is back, as changes may have been missed.
+ */
+function listen(url: string, channel: string, onChange: () => void): () => Promise<void> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    if (stopped) return;
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+    client = c;
+    // once per client: an error event and a failed connect can both report one loss
+    const lost = () => {
+      if (client !== c) return;
+      client = undefined;
+      c.end().catch(() => {});
+      if (!stopped) retry = setTimeout(connect, 1000);
+    };
+    c.on('notification', () => onChange());
+    c.on('error', lost);
+    try {
+      await c.connect();
+      await c.query(`listen ${channel}`);
+      onChange();
+    } catch {
+      lost();
+    }
+  };
+  void connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => {});
+  };
+}
+
 export function openPostgres(url: string, opts: DbOptions): Db {
   const statementTimeoutMs = opts.pgStatementTimeoutMs ?? 5000;
   const pool = new pg.Pool({
@@ -110,6 +149,7 @@ export function openPostgres(url: string, opts: DbOptions): Db {
         }),
       ),
     retrying,
+    watch: (onChange) => listen(url, 'leadline_events', onChange),
     migrate: () => migrate(kysely, 'postgres'),
     ping: async () => {
       await sql`select 1`.execute(kysely);

@@ -26,6 +26,15 @@ export interface CampaignTable {
   simulate_failures: string;
   /** simulated call duration, "0s" or a range like "1s-5s" (migration 0006) */
   simulate_duration: string;
+  /** an open attempt with no outcome after this long closes as unknown (migration 0009) */
+  call_timeout_ms: number;
+  /** retry delays per outcome, e.g. "busy=10m,no-answer=2h"; '' when only retry_delay_ms applies */
+  retry_delays: string;
+  /** set while the campaign is paused (calls could not be placed), with why */
+  paused_at: number | null;
+  paused_reason: string | null;
+  /** calls in a row that could not be placed; 20 pause the campaign */
+  not_placed_streak: number;
   created_at: number;
 }
 
@@ -89,22 +98,69 @@ export interface ZoneSetTable {
   zones: string;
 }
 
-/** one call attempt (dialer): the campaign's call log, kept when the lead is deleted */
+/**
+ * One call attempt (dialer), written before the call is placed (migration
+ * 0009): open until its outcome is known, then closed.
+ */
 export interface AttemptTable {
   id: Generated<number>;
+  /** `at_…`: sent to the provider, never dialled twice */
+  attempt_id: string;
   lead_id: string;
   campaign_id: string;
+  company_id: string;
   /** 1 for the lead's first attempt */
   attempt: number;
   started_at: number;
-  finished_at: number;
+  /** null while open */
+  finished_at: number | null;
   /** 1 when the call succeeded (the lead concluded), else 0 */
   success: number;
-  outcome: string;
+  /** null while open */
+  outcome: string | null;
   /** the number dialled; null when the predial lookup failed */
   phone_number: string | null;
   reason: string | null;
+  /** the worker whose claim the call was made under, and the claim's start: the fence for every later write */
   worker: string;
+  claimed_at: number | null;
+  /** open while the dialer places it; accepted while an asynchronous outcome is awaited */
+  state: 'open' | 'accepted' | 'closed';
+  /** what closed it: the dialer, an outcome report (API or provider webhook), the call timeout, recovery */
+  closed_by: 'dialer' | 'report' | 'timeout' | 'recovery' | null;
+  /** 0 for a call that was never placed: it spends no attempt */
+  counts: number;
+  duration_seconds: number | null;
+  /** the provider's id of the call, and (Vapi) the URL that controls it */
+  provider_call_id: string | null;
+  provider_control: string | null;
+  /** an open attempt still open at this instant (ms) closes as unknown */
+  deadline_at: number | null;
+}
+
+/** one running `leadline dialer` (migration 0009) */
+export interface DialerTable {
+  id: string;
+  host: string;
+  pid: number;
+  /** "all", or the campaign ids it serves joined by commas */
+  campaigns: string;
+  started_at: number;
+  heartbeat_at: number;
+  calls_in_flight: number;
+  last_claim_at: number | null;
+}
+
+/** the transactional outbox (migration 0009): one row per change, `items` one entry per lead */
+export interface EventTable {
+  id: Generated<number>;
+  type: string;
+  company_id: string;
+  campaign_id: string | null;
+  created_at: number;
+  count: number;
+  /** JSON array of the items' data */
+  items: string;
 }
 
 export interface Database {
@@ -114,6 +170,8 @@ export interface Database {
   leads: LeadTable & LeadDialerColumns;
   attempts: AttemptTable;
   zone_sets: ZoneSetTable;
+  dialers: DialerTable;
+  events: EventTable;
   users: UserTable;
   sessions: SessionTable;
 }

@@ -62,6 +62,19 @@ export function openSqlite(path: string): Db {
         }
       }),
     retrying: (fn) => fn(),
+    // data_version changes when another connection (another process) commits;
+    // reading it costs a few microseconds, so a 50 ms poll is a cheap,
+    // cross-process change signal for a file that has no server to notify.
+    watch(onChange, o = {}) {
+      let last: number | undefined;
+      const timer = setInterval(() => {
+        const version = database.pragma('data_version', { simple: true }) as number;
+        if (last !== undefined && version !== last) onChange();
+        last = version;
+      }, o.pollMs ?? 50);
+      timer.unref();
+      return async () => clearInterval(timer);
+    },
     migrate: () => migrate(kysely, 'sqlite'),
     ping: async () => {
       await sql`select 1`.execute(kysely);

@@ -1,14 +1,96 @@
 /**
- * Recording attempts: the lead moves (attempting → attempting | exhausted |
- * concluded, as lifecycle.ts decides) and the attempt row is written, in
- * one step, for many finished calls at once (recorder.ts batches them).
+ * How an attempt closes: its end, and the lead's move that end brings, as
+ * the lifecycle table decides (attempting → attempting | exhausted |
+ * concluded, or back to the status the claim found for a call never placed).
+ * The store writes both at once (store/queue.ts close).
  */
-import { nextStatus } from '../leads/lifecycle.js';
-import type { AttemptResult, ClaimedLead, PlannedAttempt } from '../store/queue.js';
+import { retryDelayFor } from '../campaigns/retry-delays.js';
+import { newId } from '../ids.js';
+import { type LeadStatus, nextStatus } from '../leads/lifecycle.js';
 import type { Store } from '../store/index.js';
+import type { AttemptResult, ClaimedLead, Closing, PendingAttempt } from '../store/queue.js';
 
 export type { AttemptResult } from '../store/queue.js';
 
+/** how an attempt ended */
+export interface Ending {
+  success: boolean;
+  outcome: string;
+  reason: string | null;
+  durationSeconds: number | null;
+  /** false for a call never placed: it spends no attempt, and the lead is due again after `retryInMs` */
+  counts: boolean;
+  finishedAt: number;
+  /** for a call never placed: the backoff before the lead is due again */
+  retryInMs?: number;
+}
+
+/** the campaign's retry delays: a default, and the outcomes that differ from it */
+export interface RetryDelays {
+  defaultMs: number;
+  byOutcome: string;
+}
+
+export const newAttemptId = (): string => newId('at_');
+
+interface MoveFrom {
+  seq: number;
+  worker: string;
+  claimedAt: number;
+  /** the status the lead has while held */
+  from: LeadStatus;
+  /** the status the claim found, to give back when nothing was placed */
+  claimedFrom: LeadStatus;
+  /** attempts before this one */
+  prev: number;
+  maxAttempts: number;
+}
+
+function move(m: MoveFrom, e: Ending, retry: RetryDelays): NonNullable<Closing['move']> {
+  if (!e.counts) {
+    const to = nextStatus(m.from, 'release', { claimedFrom: m.claimedFrom });
+    return { seq: m.seq, worker: m.worker, claimedAt: m.claimedAt, from: m.from, to, prev: m.prev, next: new Date(e.finishedAt + (e.retryInMs ?? 0)).toISOString() };
+  }
+  const to = nextStatus(m.from, e.success ? 'succeed' : 'fail', { attempts: m.prev + 1, maxAttempts: m.maxAttempts });
+  const next = to === 'attempting' ? new Date(e.finishedAt + retryDelayFor(e.outcome, retry.defaultMs, retry.byOutcome)).toISOString() : null;
+  return { seq: m.seq, worker: m.worker, claimedAt: m.claimedAt, from: m.from, to, prev: m.prev, next };
+}
+
+const ending = (attemptId: string, e: Ending) => ({
+  attemptId,
+  finishedAt: e.finishedAt,
+  success: e.success,
+  outcome: e.outcome,
+  reason: e.reason,
+  durationSeconds: e.durationSeconds,
+  counts: e.counts,
+});
+
+/** The close of an attempt the worker made under its own claim. Throws LifecycleError, writing nothing, when the table refuses the move. */
+export function closingFor(lead: ClaimedLead, attemptId: string, e: Ending, retry: RetryDelays): Closing {
+  const from = nextStatus(lead.previousStatus, 'claim');
+  const m = { seq: lead.seq, worker: lead.claimedBy, claimedAt: lead.claimedAt, from, claimedFrom: lead.previousStatus, prev: lead.attempts, maxAttempts: lead.maxAttempts };
+  return { ...ending(attemptId, e), campaignId: lead.campaignId, leadId: lead.id, externalId: lead.externalId, attempt: lead.attempts + 1, move: move(m, e, retry) };
+}
+
+/**
+ * The close of an attempt the worker no longer follows: an outcome report,
+ * its call timeout, or recovery after its worker died. The lead (if it is
+ * still there) is fenced by the claim the call was made under; a lead still
+ * at 0 attempts was claimed from raw.
+ */
+export function closingForPending(p: PendingAttempt, e: Ending): Closing {
+  const base = { ...ending(p.attemptId, e), campaignId: p.campaignId, leadId: p.leadId, externalId: p.lead?.externalId ?? null, attempt: p.attempt };
+  if (p.lead === null) return { ...base, move: null };
+  const l = p.lead;
+  const claimedFrom: LeadStatus = l.attempts === 0 ? 'raw' : 'attempting';
+  const m = { seq: l.seq, worker: p.worker, claimedAt: p.claimedAt, from: l.status, claimedFrom, prev: l.attempts, maxAttempts: p.campaign.maxAttempts + l.extraAttempts };
+  // a lead no longer held, or not attempting, is left alone: the fence of the move refuses it
+  if (l.status !== 'attempting') return { ...base, move: { seq: l.seq, worker: p.worker, claimedAt: p.claimedAt, from: l.status, to: l.status, prev: l.attempts, next: null } };
+  return { ...base, move: move(m, e, { defaultMs: p.campaign.retryDelayMs, byOutcome: p.campaign.retryDelays }) };
+}
+
+/** the attempt of the earlier (synchronous) recording, for callers that record an attempt in one step */
 export interface AttemptRecord {
   success: boolean;
   outcome: string;
@@ -21,31 +103,19 @@ export interface AttemptRecord {
   retryDelayMs: number;
 }
 
-/** Decides the move; throws LifecycleError, writing nothing, when the table refuses it. */
-export function planAttempt(lead: ClaimedLead, a: AttemptRecord): PlannedAttempt {
-  const from = nextStatus(lead.previousStatus, 'claim');
-  const attempt = lead.attempts + 1;
-  const to = nextStatus(from, a.success ? 'succeed' : 'fail', { attempts: attempt, maxAttempts: lead.maxAttempts });
-  return {
-    seq: lead.seq,
-    leadId: lead.id,
-    campaignId: lead.campaignId,
-    worker: lead.claimedBy,
-    claimedAt: lead.claimedAt,
-    from,
-    to,
-    prev: lead.attempts,
-    next: to === 'attempting' ? new Date(a.finishedAt + a.retryDelayMs).toISOString() : null,
-    startedAt: a.startedAt,
-    finishedAt: a.finishedAt,
-    success: a.success ? 1 : 0,
-    outcome: a.outcome,
-    phone: a.phoneNumber,
-    reason: a.reason,
-  };
-}
+/** The close `recordAttempt` writes; throws LifecycleError when the table refuses the move. */
+export const planAttempt = (lead: ClaimedLead, a: AttemptRecord, attemptId = newAttemptId()): Closing =>
+  closingFor(
+    lead,
+    attemptId,
+    { success: a.success, outcome: a.outcome, reason: a.reason, durationSeconds: null, counts: true, finishedAt: a.finishedAt },
+    { defaultMs: a.retryDelayMs, byOutcome: '' },
+  );
 
-/** Records one attempt: the move is written only while the claim is the call's. */
+/** Opens and closes an attempt at once: a call whose outcome was known before it was written (tests, tools). */
 export async function recordAttempt(store: Store, lead: ClaimedLead, a: AttemptRecord): Promise<AttemptResult> {
-  return (await store.queue.record([planAttempt(lead, a)]))[0]!;
+  const closing = planAttempt(lead, a);
+  const [opened] = await store.queue.open([{ attemptId: closing.attemptId, lead, phoneNumber: a.phoneNumber, startedAt: a.startedAt, deadlineAt: a.finishedAt }], a.startedAt);
+  if (opened !== 'opened') return { result: opened! };
+  return (await store.queue.close([closing], 'dialer', a.finishedAt))[0]!;
 }

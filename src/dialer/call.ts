@@ -1,71 +1,85 @@
 /**
  * One claimed lead, start to finish: check the called person's local time,
- * fetch the number for a prefetch lead, place the call, record the attempt.
- * Every path ends in exactly one write to the lead: an attempt, or a release
- * that undoes the claim (a deferral is a release that may also store the
- * zones of a prefetch lead's number).
+ * fetch the number for a prefetch lead, write the attempt (checking, in the
+ * database, that the claim is still held and the lead still there), place the
+ * call once, and record how it went. A lead is never called without its
+ * attempt written first, and an attempt is never placed twice.
  */
 import { parseMetadata } from '../leads/metadata.js';
 import { isOpen } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
-import type { ClaimedLead } from '../store/queue.js';
-import type { AttemptRecord, AttemptResult } from './attempts.js';
+import type { AttemptOpening, AttemptResult, ClaimedLead, Closing, OpenResult } from '../store/queue.js';
+import { closingFor, type Ending, newAttemptId } from './attempts.js';
 import type { DialerCampaign } from './campaign.js';
 import { earliestOpen, zonesToCheck } from './due.js';
 import { zoneSetIdFor, zoneSetKeyOf, zonesOfSet } from './local-zones.js';
 import { zonesForLead } from './phone-timezone.js';
 import { predial } from './predial.js';
-import { ABORTED, type CallResult } from './providers/types.js';
+import type { PlaceResult } from './providers/types.js';
 
 export interface CallDeps {
   store: Store;
   now: () => number;
   predialTimeoutMs: number;
-  /** writes the attempt (recorder.ts batches them) */
-  record: (lead: ClaimedLead, a: AttemptRecord) => Promise<AttemptResult>;
+  /** opens an attempt right before its call (the recorder batches them) */
+  open: (opening: AttemptOpening) => Promise<OpenResult>;
+  /** closes an attempt (the recorder batches them) */
+  close: (closing: Closing) => Promise<AttemptResult>;
+  /** a call of the campaign could not be placed: the backoff before its lead is due again */
+  notPlaced: (campaign: DialerCampaign, reason: string, retryAfterMs: number | undefined) => Promise<number>;
+  /** a call of the campaign was placed (a run of calls not placed ends) */
+  placed: (campaign: DialerCampaign) => Promise<void>;
 }
 
 export type LeadOutcome =
-  | ({ kind: 'attempt'; success: boolean; outcome: string; reason: string | null; phoneNumber: string | null } & AttemptResult)
-  /**
-   * outside the called person's local window: the claim is undone, and the
-   * lead is left alone until the window opens (`until`, for the log)
-   */
+  /** the call is over and its attempt closed */
+  | ({ kind: 'attempt'; attemptId: string; success: boolean; outcome: string; reason: string | null; phoneNumber: string | null } & AttemptResult)
+  /** the provider took the call (or may have): its outcome is reported later, or it closes as unknown at the call timeout */
+  | { kind: 'awaiting'; attemptId: string; reason: string | null }
+  /** nothing was placed: no attempt is spent, and the lead is due again after a backoff */
+  | ({ kind: 'not placed'; attemptId: string; reason: string; retryInMs: number } & AttemptResult)
+  /** outside the called person's local window: the claim is undone until the window opens (`until`, for the log) */
   | { kind: 'deferred'; until: string }
-  /** shutting down before the call was over: the lead is due again at once */
-  | { kind: 'released' };
+  /** stopped before anything was placed: the claim is given back, due again at once */
+  | { kind: 'released' }
+  /** right before the call, the claim was found lost or the lead deleted: no call */
+  | { kind: 'skipped'; why: 'claim lost' | 'gone' };
 
 /** When nothing overlaps (a narrow window over far-apart zones), look again a day later. */
 const NO_OVERLAP_RETRY_MS = 24 * 3_600_000;
 
 export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: ClaimedLead, signal: AbortSignal): Promise<LeadOutcome> {
+  const { store } = deps;
   const metadata = parseMetadata(lead.metadata);
   /** undoes the claim when the window is closed in one of the zones; null when it is open in all */
   const deferral = (leadZones: string[], learnt?: string[]): Promise<LeadOutcome> | null => {
     const zones = zonesToCheck(leadZones, campaign.timezone);
     const now = new Date(deps.now());
     if (zones.every((z) => isOpen(campaign.localWindow, z, now))) return null;
-    const opens = earliestOpen(zones.map((z) => [campaign.localWindow, z] as const), now);
+    const opens = earliestOpen(
+      zones.map((z) => [campaign.localWindow, z] as const),
+      now,
+    );
     const until = new Date(opens ? opens.getTime() : now.getTime() + NO_OVERLAP_RETRY_MS).toISOString();
     return (async () => {
-      const localZones = learnt ? await zoneSetIdFor(deps.store, zoneSetKeyOf(learnt)) : undefined;
-      await deps.store.queue.release(lead, { localZones });
+      const localZones = learnt ? await zoneSetIdFor(store, zoneSetKeyOf(learnt)) : undefined;
+      await store.queue.release(lead, { localZones, now: deps.now() });
       return { kind: 'deferred', until };
     })();
   };
   const release = async (): Promise<LeadOutcome> => {
-    await deps.store.queue.release(lead);
+    await store.queue.release(lead, { now: deps.now() });
     return { kind: 'released' };
   };
 
-  // The claim took the lead inside its window (claim.ts); this
-  // catches a window that closed since, on the same zones the claim used.
-  const stored = lead.localZones === null ? undefined : await zonesOfSet(deps.store, lead.localZones);
+  // The claim took the lead inside its window (claim.ts); this catches a
+  // window that closed since, on the same zones the claim used.
+  const stored = lead.localZones === null ? undefined : await zonesOfSet(store, lead.localZones);
   const early = deferral(stored ?? zonesForLead({ phoneNumber: lead.phoneNumber, metadata }));
   if (early) return early;
   const startedAt = deps.now();
   let phoneNumber = lead.phoneNumber;
-  let failed: CallResult | null = null;
+  let predialFailure: string | null = null;
   if (phoneNumber === null) {
     const url = campaign.row.predial_url;
     const found = url
@@ -89,26 +103,46 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
       const late = deferral(zones, zones);
       if (late) return late;
     } else {
-      failed = { success: false, outcome: 'predial-failed', reason: found.reason };
+      predialFailure = found.reason;
     }
   }
-  const result =
-    failed ??
-    (await campaign.provider.call(
-      { leadId: lead.id, campaignId: lead.campaignId, phoneNumber: phoneNumber!, externalId: lead.externalId, metadata, attempt: lead.attempts + 1 },
-      signal,
-    ));
-  // Only a call cut short by the shutdown is given back; one that ended is recorded.
-  if (result.outcome === ABORTED && signal.aborted) return release();
-  const reason = result.reason ?? null;
-  const recorded = await deps.record(lead, {
-    success: result.success,
-    outcome: result.outcome,
-    phoneNumber,
-    reason,
-    startedAt,
-    finishedAt: deps.now(),
-    retryDelayMs: campaign.row.retry_delay_ms,
-  });
-  return { kind: 'attempt', success: result.success, outcome: result.outcome, reason, phoneNumber, ...recorded };
+
+  // Right before placing the call: the attempt is written, and only if the
+  // claim is still this worker's and the lead still exists (a lead deleted
+  // while its predial lookup ran is not called).
+  const attemptId = newAttemptId();
+  const opened = await deps.open({ attemptId, lead, phoneNumber, startedAt, deadlineAt: startedAt + campaign.callTimeoutMs });
+  if (opened !== 'opened') return { kind: 'skipped', why: opened };
+
+  const finish = async (e: Ending): Promise<AttemptResult> => deps.close(closingFor(lead, attemptId, e, campaign.retry));
+  if (predialFailure !== null) {
+    const e = { success: false, outcome: 'predial-failed', reason: predialFailure, durationSeconds: null, counts: true, finishedAt: deps.now() };
+    return { kind: 'attempt', attemptId, ...e, phoneNumber, ...(await finish(e)) };
+  }
+  const result: PlaceResult = await campaign.provider.place(
+    { attemptId, leadId: lead.id, campaignId: lead.campaignId, phoneNumber: phoneNumber!, externalId: lead.externalId, metadata, attempt: lead.attempts + 1 },
+    signal,
+  );
+  switch (result.kind) {
+    case 'finished': {
+      await deps.placed(campaign);
+      const e = { success: result.success, outcome: result.outcome, reason: result.reason ?? null, durationSeconds: result.durationSeconds ?? null, counts: true, finishedAt: deps.now() };
+      return { kind: 'attempt', attemptId, ...e, phoneNumber, ...(await finish(e)) };
+    }
+    case 'accepted':
+    case 'unknown': {
+      if (result.kind === 'accepted') await deps.placed(campaign);
+      // The attempt and the lead's lease wait for the outcome (a report, a
+      // provider's webhook, reconciliation) until the campaign's call timeout.
+      const providerCallId = result.kind === 'accepted' ? result.providerCallId : null;
+      const control = result.kind === 'accepted' ? (result.control ?? null) : null;
+      await store.queue.accept(attemptId, { providerCallId, control, deadlineAt: startedAt + campaign.callTimeoutMs });
+      return { kind: 'awaiting', attemptId, reason: result.kind === 'unknown' ? result.reason : null };
+    }
+    case 'not-placed': {
+      const retryInMs = await deps.notPlaced(campaign, result.reason, result.retryAfterMs);
+      const e = { success: false, outcome: 'not-placed', reason: result.reason, durationSeconds: null, counts: false, finishedAt: deps.now(), retryInMs };
+      return { kind: 'not placed', attemptId, reason: result.reason, retryInMs, ...(await finish(e)) };
+    }
+  }
 }

@@ -1,6 +1,8 @@
 /** A campaign as the worker uses it: settings parsed once per refresh, its call provider built. */
 import type { CampaignRow } from '../store/campaigns.js';
+import type { Store } from '../store/index.js';
 import { type WeeklyHours, parseHours, parseLocalWindow } from '../scheduling/hours.js';
+import type { RetryDelays } from './attempts.js';
 import { type ProviderOptions, providerFor } from './providers/index.js';
 import type { CallProvider } from './providers/types.js';
 
@@ -11,6 +13,9 @@ export interface DialerCampaign {
   readonly hours: WeeklyHours;
   readonly localWindow: WeeklyHours;
   readonly provider: CallProvider;
+  readonly retry: RetryDelays;
+  /** an attempt whose outcome has not arrived after this long closes as unknown */
+  readonly callTimeoutMs: number;
 }
 
 /** Throws when a setting cannot be used (a row written around the CLI's validation). */
@@ -22,5 +27,25 @@ export function toDialerCampaign(row: CampaignRow, providers: ProviderOptions): 
     hours: parseHours(row.hours),
     localWindow: parseLocalWindow(row.local_window),
     provider: providerFor(row, providers),
+    retry: { defaultMs: Number(row.retry_delay_ms), byOutcome: row.retry_delays },
+    callTimeoutMs: Number(row.call_timeout_ms),
   };
+}
+
+/** The campaigns a worker serves (the given ones, or all of them); one whose settings cannot be used is reported and skipped. */
+export async function loadDialerCampaigns(
+  store: Store,
+  ids: readonly string[] | null,
+  providers: ProviderOptions,
+  unusable: (campaignId: string, err: Error) => void,
+): Promise<DialerCampaign[]> {
+  const list: DialerCampaign[] = [];
+  for (const row of await store.campaigns.list(ids)) {
+    try {
+      list.push(toDialerCampaign(row, providers));
+    } catch (err) {
+      unusable(row.id, err as Error);
+    }
+  }
+  return list;
 }

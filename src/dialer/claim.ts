@@ -29,9 +29,14 @@ async function openZones(store: Store, r: DueClaim): Promise<number[] | null> {
 
 /** Takes up to `limit` due leads, best first: priority (high first), then due time, then creation. */
 export async function claimDue(store: Store, r: DueClaim): Promise<ClaimedLead[]> {
-  if (r.limit < 1) return [];
+  return (await claimDueFree(store, r)).leads;
+}
+
+/** claimDue, and the campaign's free slots before it (see QueueStore.claimFree) */
+export async function claimDueFree(store: Store, r: DueClaim): Promise<{ leads: ClaimedLead[]; free: number }> {
+  if (r.limit < 1) return { leads: [], free: 0 };
   const { local: _, ...request } = r;
-  return store.queue.claim({ ...request, openZones: await openZones(store, r) });
+  return store.queue.claimFree({ ...request, openZones: await openZones(store, r) });
 }
 
 /** The plan the database picks for a claim, one line per node (the statement is not run). */

@@ -1,7 +1,7 @@
 /** One log line per lead the worker handled (pino), and the counts a run reports. */
 import type { Logger } from 'pino';
-import type { LeadOutcome } from './call.js';
 import type { ClaimedLead } from '../store/queue.js';
+import type { LeadOutcome } from './call.js';
 
 export interface RunSummary {
   /** attempts recorded */
@@ -15,17 +15,31 @@ export interface RunSummary {
 export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, r: LeadOutcome, ms: number): void {
   // The number dialled stays in the attempts table, out of the logs.
   const base = { campaignId: lead.campaignId, leadId: lead.id, worker: lead.claimedBy };
-  if (r.kind === 'deferred') {
-    summary.deferred++;
-    log.info({ ...base, until: r.until }, 'outside the local calling window; deferred');
-  } else if (r.kind === 'released') {
-    log.info(base, 'released at shutdown');
-  } else if (r.result === 'recorded') {
-    summary.attempts++;
-    if (r.status === 'concluded') summary.concluded++;
-    log.info({ ...base, attempt: r.attempt, outcome: r.outcome, success: r.success, reason: r.reason, status: r.status, ms }, 'attempt');
-  } else {
-    const why = r.result === 'gone' ? 'the lead was deleted during the call' : 'the claim was lost';
-    log.warn({ ...base, outcome: r.outcome, success: r.success, reason: r.reason, ms, result: r.result }, `attempt not recorded: ${why}`);
+  switch (r.kind) {
+    case 'deferred':
+      summary.deferred++;
+      log.info({ ...base, until: r.until }, 'outside the local calling window; deferred');
+      return;
+    case 'released':
+      log.info(base, 'released before the call: the dialer is stopping');
+      return;
+    case 'skipped':
+      log.warn({ ...base, why: r.why }, r.why === 'gone' ? 'not called: the lead was deleted' : 'not called: the claim was lost');
+      return;
+    case 'awaiting':
+      log.info({ ...base, attemptId: r.attemptId, ms, ...(r.reason ? { reason: r.reason } : {}) }, 'call handed over; its outcome comes later');
+      return;
+    case 'not placed':
+      log.warn({ ...base, attemptId: r.attemptId, reason: r.reason, retryInMs: r.retryInMs, ms }, 'call not placed; no attempt spent');
+      return;
+    case 'attempt':
+      if (r.result === 'recorded') {
+        summary.attempts++;
+        if (r.status === 'concluded') summary.concluded++;
+        log.info({ ...base, attemptId: r.attemptId, attempt: r.attempt, outcome: r.outcome, success: r.success, reason: r.reason, status: r.status, ms }, 'attempt');
+      } else {
+        const why = r.result === 'gone' ? 'the lead was deleted during the call' : r.result === 'claim lost' ? 'the claim was lost' : 'it was closed already';
+        log.warn({ ...base, attemptId: r.attemptId, outcome: r.outcome, success: r.success, reason: r.reason, ms, result: r.result }, `attempt recorded; the lead was not moved: ${why}`);
+      }
   }
 }

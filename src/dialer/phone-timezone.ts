@@ -13,7 +13,11 @@
 //     Newfoundland to Hawaii, Alaska included; see NANP_ALL);
 //   - unknown country or not a number: candidateZonesForPhone returns [],
 //     and explainDue falls back to the campaign's own timezone.
-// An explicit lead.metadata.timezone always wins over the number.
+// An explicit lead.metadata.timezone narrows, never widens: when the number's
+// zones are known too, the window must hold in the metadata's zone AND in
+// every zone of the number (a +1 212 lead saying Asia/Kolkata is called only
+// when it is a decent hour in both New York and Kolkata, which is never for
+// 08:00-21:00).
 //
 // Data: a hand-curated table (phone-timezone-data.ts), not a dependency. The
 // npm packages carrying libphonenumber's prefix->timezone map were checked
@@ -82,14 +86,10 @@ function metadataTimezone(metadata: unknown): string | null {
   return isValidTimeZone(tz) ? validateTimeZone(tz) : null;
 }
 
-/** metadata.timezone if it is a valid IANA zone, else the number's zone, else null. */
-export function localTimezoneForLead(lead: LeadLike): string | null {
-  return metadataTimezone(lead.metadata) ?? (lead.phoneNumber ? timezoneForPhone(lead.phoneNumber) : null);
-}
-
-/** The zones explainDue must check for this lead (see the header). */
+/** The zones explainDue must check for this lead (see the header): metadata.timezone and the number's, together. */
 export function zonesForLead(lead: LeadLike): string[] {
   const explicit = metadataTimezone(lead.metadata);
-  if (explicit) return [explicit];
-  return lead.phoneNumber ? candidateZonesForPhone(lead.phoneNumber) : [];
+  const fromNumber = lead.phoneNumber ? candidateZonesForPhone(lead.phoneNumber) : [];
+  if (!explicit) return fromNumber;
+  return [explicit, ...fromNumber.filter((z) => z !== explicit)];
 }

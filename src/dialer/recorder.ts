@@ -1,56 +1,27 @@
 /**
- * Group commit for finished calls: the first one is written at once; calls
- * that finish while that write is in flight wait for it and go together in
- * the next. Nothing waits on a timer, so a quiet worker writes each attempt
- * immediately and a busy one writes them in batches.
+ * The worker's writes of its attempts, batched (batcher.ts): an attempt is
+ * opened right before its call is placed, and closed when the call is over.
+ * Calls started or finished together share one transaction.
  */
 import type { Store } from '../store/index.js';
-import type { AttemptResult, ClaimedLead, PlannedAttempt } from '../store/queue.js';
-import { type AttemptRecord, planAttempt } from './attempts.js';
-
-interface Pending {
-  plan: PlannedAttempt;
-  resolve: (r: AttemptResult) => void;
-  reject: (err: unknown) => void;
-}
+import type { AttemptOpening, AttemptResult, Closing, OpenResult } from '../store/queue.js';
+import { Batcher } from './batcher.js';
 
 export class AttemptRecorder {
-  private queue: Pending[] = [];
-  private writing = false;
+  private readonly opens: Batcher<AttemptOpening, OpenResult>;
+  private readonly closes: Batcher<Closing, AttemptResult>;
 
-  constructor(
-    private readonly store: Store,
-    private readonly maxBatch = 500,
-  ) {}
-
-  /** Rejects with LifecycleError (nothing written) when the move is refused. */
-  record(lead: ClaimedLead, a: AttemptRecord): Promise<AttemptResult> {
-    let plan: PlannedAttempt;
-    try {
-      plan = planAttempt(lead, a);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return new Promise((resolve, reject) => {
-      this.queue.push({ plan, resolve, reject });
-      if (!this.writing) void this.drain();
-    });
+  constructor(store: Store, now: () => number, maxBatch = 500) {
+    this.opens = new Batcher((batch) => store.queue.open(batch, now()), maxBatch);
+    this.closes = new Batcher((batch) => store.queue.close(batch, 'dialer', now()), maxBatch);
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        try {
-          const results = await this.store.queue.record(batch.map((p) => p.plan));
-          batch.forEach((p, i) => p.resolve(results[i]!));
-        } catch (err) {
-          for (const p of batch) p.reject(err);
-        }
-      }
-    } finally {
-      this.writing = false;
-    }
+  /** writes the attempt, open, if the claim is still held and the lead still there */
+  open(opening: AttemptOpening): Promise<OpenResult> {
+    return this.opens.add(opening);
+  }
+
+  close(closing: Closing): Promise<AttemptResult> {
+    return this.closes.add(closing);
   }
 }

@@ -47,6 +47,17 @@ export function sign(body: string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
+/**
+ * The signature headers of a request leadline sends a client's system: the
+ * body's HMAC (kept for existing receivers) and the Standard Webhooks headers,
+ * whose signature also covers an id and a timestamp, so a replay can be told.
+ * None when there is no secret.
+ */
+export function signatureHeaders(body: string, secret: string | null, webhookId?: string): Record<string, string> {
+  if (!secret) return {};
+  return { [SIGNATURE_HEADER]: sign(body, secret), ...standardWebhookHeaders(secret, body, { id: webhookId }) };
+}
+
 export type PostResult = { ok: true; status: number; json: unknown } | { ok: false; reason: string };
 
 export interface PostOptions {
@@ -88,10 +99,7 @@ export function signedPost(o: PostOptions): Promise<PostResult> {
       'content-length': Buffer.byteLength(raw),
       accept: 'application/json',
     };
-    if (o.secret) {
-      headers[SIGNATURE_HEADER] = sign(raw, o.secret);
-      Object.assign(headers, standardWebhookHeaders(o.secret, raw, { id: o.webhookId }));
-    }
+    Object.assign(headers, signatureHeaders(raw, o.secret, o.webhookId));
 
     let settled = false;
     const finish = (r: PostResult) => {

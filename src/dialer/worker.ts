@@ -1,8 +1,14 @@
 /**
- * The dialer worker: claims due leads for its campaigns, runs up to each
- * campaign's concurrency of calls at once, renews the claims of calls in
- * flight, and on stop lets calls finish (bounded), then gives back the rest.
- * Any number of workers may run against one database.
+ * The dialer worker: claims due leads for its campaigns, runs their calls,
+ * renews the claims of calls in flight (and aborts a call whose claim it
+ * lost), closes attempts nobody follows any more, heartbeats, and on stop lets
+ * calls finish (bounded), then hangs up the rest. Any number of workers may
+ * run against one database; a campaign's concurrency holds across all of them.
+ *
+ * A little longer than 300 lines because the claim loop, the calls in flight
+ * and stop() share one piece of state (which calls run, for which campaign),
+ * and splitting it would scatter that state; the parts that need none of it
+ * live beside it (schedule, recovery, heartbeat, not-placed, wakeups).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -11,11 +17,16 @@ import { isOpen } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
 import type { ClaimedLead } from '../store/queue.js';
 import { type CallDeps, dialLead } from './call.js';
-import { type DialerCampaign, toDialerCampaign } from './campaign.js';
-import { claimDue } from './claim.js';
+import { type DialerCampaign, loadDialerCampaigns } from './campaign.js';
+import { claimDueFree } from './claim.js';
+import { heartbeat } from './heartbeat.js';
+import { NotPlacedRuns } from './not-placed.js';
 import { logOutcome, type RunSummary } from './outcome-log.js';
 import type { ProviderOptions } from './providers/index.js';
 import { AttemptRecorder } from './recorder.js';
+import { recoverStale, renewCalls } from './recovery.js';
+import { Schedule } from './schedule.js';
+import { Wakeups } from './wakeups.js';
 
 export type { RunSummary } from './outcome-log.js';
 
@@ -26,22 +37,41 @@ export interface DialerOptions extends Partial<ProviderOptions> {
   campaignIds?: readonly string[] | null;
   workerId?: string;
   now?: () => number;
-  /** a claim not renewed for this long lapses, and the lead is due again */
+  /** a claim not renewed for this long lapses, and its attempt is closed as unknown */
   claimTimeoutMs?: number;
-  /** how often a campaign with nothing due is asked again */
+  /** how long a campaign with nothing due waits, at most, before it is asked again (new leads wake it at once) */
   pollIntervalMs?: number;
   predialTimeoutMs?: number;
   /** how long campaign settings are cached; `campaign update` takes effect within this */
   campaignRefreshMs?: number;
+  /** calls in a row that could not be placed before the campaign is paused */
+  pauseAfter?: number;
 }
 
 interface InFlight {
   lead: ClaimedLead;
+  campaignId: string;
   abort: AbortController;
   done: Promise<void>;
 }
 
+/**
+ * Until `woken` resolves or `ms` pass. The timer is referenced on purpose: it
+ * is what keeps a dialer process alive while nothing is due (better-sqlite3
+ * holds nothing open, and every other timer of the worker is unref'd).
+ */
+async function wakeOrWait(woken: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([woken, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
 export const newWorkerId = () => `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+
+const HEARTBEAT_MS = 5000;
+const RECOVERY_MS = 5000;
+/** a campaign whose every slot is taken (by this worker or others) is asked again this often */
+const FULL_POLL_MS = 1000;
 
 export class Dialer {
   readonly workerId: string;
@@ -49,19 +79,19 @@ export class Dialer {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly claimTimeoutMs: number;
-  private readonly pollIntervalMs: number;
   private readonly deps: CallDeps;
   private readonly providers: ProviderOptions;
   private readonly inFlight = new Map<number, InFlight>();
   private readonly perCampaign = new Map<string, number>();
-  /** campaigns with nothing due are asked again after this instant */
-  private readonly idleUntil = new Map<string, number>();
+  private readonly schedule: Schedule;
   private campaigns: { at: number; list: DialerCampaign[] } | null = null;
   private stopping = false;
   /** the current claim loop; stop() waits for it before counting calls in flight */
   private claiming: Promise<void> = Promise.resolve();
   private wakeUp: () => void = () => {};
-  private renewTimer: NodeJS.Timeout | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private lastClaimAt: number | null = null;
+  private readonly startedAt: number;
   private readonly summary: RunSummary = { attempts: 0, concluded: 0, deferred: 0 };
 
   constructor(private readonly o: DialerOptions) {
@@ -69,20 +99,27 @@ export class Dialer {
     this.log = o.logger;
     this.workerId = o.workerId ?? newWorkerId();
     this.now = o.now ?? Date.now;
+    this.startedAt = this.now();
     this.claimTimeoutMs = o.claimTimeoutMs ?? 60_000;
-    this.pollIntervalMs = o.pollIntervalMs ?? 1000;
-    const recorder = new AttemptRecorder(o.store);
-    this.deps = { store: o.store, now: this.now, predialTimeoutMs: o.predialTimeoutMs ?? 5000, record: (lead, a) => recorder.record(lead, a) };
-    this.providers = {
-      callTimeoutMs: o.callTimeoutMs ?? 5 * 60_000,
-      simulateDurationMs: o.simulateDurationMs,
-      random: o.random,
-      sleep: o.sleep,
+    this.schedule = new Schedule(this.store, o.pollIntervalMs ?? 60_000, FULL_POLL_MS);
+    const recorder = new AttemptRecorder(o.store, this.now);
+    const runs = new NotPlacedRuns(o.store, o.logger, this.now, o.pauseAfter, () => (this.campaigns = null));
+    this.deps = {
+      store: o.store,
+      now: this.now,
+      predialTimeoutMs: o.predialTimeoutMs ?? 5000,
+      open: (opening) => recorder.open(opening),
+      close: (closing) => recorder.close(closing),
+      notPlaced: (c, reason, retryAfterMs) => runs.notPlaced(c, reason, retryAfterMs),
+      placed: (c) => runs.placed(c),
     };
+    this.providers = { simulateDurationMs: o.simulateDurationMs, random: o.random, sleep: o.sleep };
   }
 
   /** Calls everything due now in the served campaigns, waits for those calls, returns. */
   async runOnce(): Promise<RunSummary> {
+    // what dead dialers left: their open attempts and lapsed claims
+    await this.recover();
     await this.session(async () => {
       // Leads that fall due during the run (a failed call with no retry
       // delay) wait for the next run: "once" means what was due at the start.
@@ -94,35 +131,57 @@ export class Dialer {
         for (const c of campaigns) {
           if (pending.has(c.id) && (await this.fill(c, dueBy)) !== 'full') pending.delete(c.id);
         }
-        if (pending.size > 0) await woken;
+        // Full: a call of this worker ends (woken), or other dialers' calls free a
+        // slot, which nothing here hears of: ask again after a moment.
+        if (pending.size > 0) await wakeOrWait(woken, FULL_POLL_MS);
       }
     });
     return { ...this.summary };
   }
 
-  /** Runs until stop(): claims whatever falls due, as slots free up. */
+  /** Runs until stop(): claims whatever falls due, as slots free up and as new leads arrive. */
   async run(): Promise<void> {
-    await this.session(async () => {
-      while (!this.stopping) {
-        const woken = this.nextWake();
-        try {
-          for (const c of await this.loadCampaigns(false)) {
-            if ((this.idleUntil.get(c.id) ?? 0) > this.now()) continue;
-            if ((await this.fill(c)) !== 'full') this.idleUntil.set(c.id, this.now() + this.pollIntervalMs);
+    const wakeups = new Wakeups(
+      this.store,
+      (ids) => {
+        for (const id of ids) this.schedule.wake(id);
+        this.wakeUp();
+      },
+      (err) => this.log.error({ err }, 'dialer: reading new leads failed; campaigns are still polled'),
+    );
+    await wakeups.start();
+    this.every(HEARTBEAT_MS, () => this.heartbeat());
+    this.every(RECOVERY_MS, () => this.recover());
+    await this.heartbeat();
+    try {
+      await this.session(async () => {
+        while (!this.stopping) {
+          const woken = this.nextWake();
+          let until = this.now() + FULL_POLL_MS;
+          try {
+            for (const c of await this.loadCampaigns(false)) {
+              if (this.stopping) break;
+              if (await this.schedule.isDue(c, this.now())) await this.schedule.after(c, await this.fill(c), this.now());
+            }
+            until = this.schedule.nextCheck(this.now());
+          } catch (err) {
+            // The database is down or refused a statement: keep the calls in
+            // flight going, and try again soon.
+            this.log.error({ err }, 'dialer: claiming failed; retrying');
           }
-        } catch (err) {
-          // The database is down or refused a statement: keep the calls in
-          // flight going, and try again after the poll interval.
-          this.log.error({ err }, 'dialer: claiming failed; retrying');
+          await wakeOrWait(woken, Math.max(10, until - this.now()));
         }
-        await Promise.race([woken, new Promise((r) => setTimeout(r, this.pollIntervalMs).unref())]);
-      }
-    });
+      });
+    } finally {
+      for (const t of this.timers.splice(0)) clearInterval(t);
+      await wakeups.stop();
+      await this.store.dialers.remove(this.workerId).catch(() => {});
+    }
   }
 
   /**
-   * Stops claiming, gives calls in flight up to graceMs to finish, then cuts
-   * the rest short and releases their leads (due again at once).
+   * Stops claiming, gives calls in flight up to graceMs to finish, then hangs
+   * up the rest: a call cut short was placed, so it is recorded as an attempt.
    */
   async stop(graceMs = 30_000): Promise<void> {
     this.stopping = true;
@@ -134,24 +193,9 @@ export class Dialer {
     await Promise.race([all(), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);
     if (this.inFlight.size > 0) {
-      this.log.warn({ calls: this.inFlight.size }, 'dialer: grace period over; releasing calls still in flight');
-      for (const f of this.inFlight.values()) f.abort.abort();
+      this.log.warn({ calls: this.inFlight.size }, 'dialer: grace period over; hanging up calls still in flight');
+      for (const f of this.inFlight.values()) f.abort.abort('shutdown');
       await all();
-    }
-  }
-
-  /** Runs a claim loop; returns once it has ended and every call it started is over. */
-  private async session(loop: () => Promise<void>): Promise<void> {
-    this.startRenewing();
-    const claiming = loop();
-    this.claiming = claiming.catch(() => {});
-    try {
-      await claiming;
-    } finally {
-      // Also when a claim failed: the calls already started are seen
-      // through, with their claims renewed until the last one is over.
-      await this.settle();
-      this.stopRenewing();
     }
   }
 
@@ -159,41 +203,60 @@ export class Dialer {
     return this.inFlight.size;
   }
 
-  /** Claims into the campaign's free slots. 'full': slots are full; 'idle': nothing (more) is due. */
-  private async fill(c: DialerCampaign, dueBy?: number): Promise<'full' | 'idle'> {
-    if (!isOpen(c.hours, c.timezone, new Date(this.now()))) return 'idle';
+  /** Runs a claim loop; returns once it has ended and every call it started is over. */
+  private async session(loop: () => Promise<void>): Promise<void> {
+    const renewing = setInterval(
+      () => void this.renew().catch((err) => this.log.error({ err }, 'dialer: renewing claims failed; they lapse at their timeout unless a later renewal succeeds')),
+      Math.max(50, Math.floor(this.claimTimeoutMs / 3)),
+    );
+    renewing.unref();
+    const claiming = loop();
+    this.claiming = claiming.catch(() => {});
+    try {
+      await claiming;
+    } finally {
+      // Also when a claim failed: the calls already started are seen
+      // through, with their claims renewed until the last one is over.
+      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+      clearInterval(renewing);
+    }
+  }
+
+  /** Claims into the campaign's free slots. 'full': slots are full; 'idle': nothing (more) is due; 'closed': outside calling hours or paused. */
+  private async fill(c: DialerCampaign, dueBy?: number): Promise<'full' | 'idle' | 'closed'> {
+    if (c.row.paused_at !== null || !isOpen(c.hours, c.timezone, new Date(this.now()))) return 'closed';
     for (;;) {
       const free = c.row.concurrency - (this.perCampaign.get(c.id) ?? 0);
       if (free <= 0) return 'full';
       if (this.stopping) return 'idle';
-      const leads = await claimDue(this.store, {
+      const now = this.now();
+      const { leads, free: campaignFree } = await claimDueFree(this.store, {
         campaignId: c.id,
         maxAttempts: c.row.max_attempts,
         workerId: this.workerId,
         limit: free,
-        now: this.now(),
+        concurrency: c.row.concurrency,
+        now,
         dueBy,
         leaseMs: this.claimTimeoutMs,
         local: { window: c.localWindow, windowSpec: c.row.local_window, timezone: c.timezone },
       });
+      if (leads.length > 0) this.lastClaimAt = now;
       if (this.stopping) {
         // stop() came while this claim was on its way: give the leads back untouched.
-        await Promise.all(leads.map((lead) => this.store.queue.release(lead)));
+        await Promise.all(leads.map((lead) => this.store.queue.release(lead, { now: this.now() })));
         return 'idle';
       }
       for (const lead of leads) this.launch(c, lead);
-      if (leads.length < free) return 'idle';
+      // fewer than the slots free campaign-wide: nothing more is due now
+      if (leads.length < Math.min(free, campaignFree)) return 'idle';
+      // the campaign's other slots are other dialers' calls: ask again when one may have ended
+      if (leads.length < free) return 'full';
     }
   }
 
   private launch(c: DialerCampaign, lead: ClaimedLead): void {
-    if (this.inFlight.has(lead.seq)) {
-      // Our own claim lapsed (renewal failed) while the call is still going:
-      // leave the new claim to lapse too rather than dial the lead twice.
-      this.log.warn({ leadId: lead.id }, 'dialer: claimed a lead whose call is still in flight here; skipping');
-      return;
-    }
-    const entry: InFlight = { lead, abort: new AbortController(), done: Promise.resolve() };
+    const entry: InFlight = { lead, campaignId: c.id, abort: new AbortController(), done: Promise.resolve() };
     this.inFlight.set(lead.seq, entry);
     this.perCampaign.set(c.id, (this.perCampaign.get(c.id) ?? 0) + 1);
     entry.done = this.dial(c, lead, entry.abort);
@@ -206,11 +269,12 @@ export class Dialer {
       logOutcome(this.log, this.summary, lead, outcome, this.now() - started);
     } catch (err) {
       this.log.error({ err, campaignId: lead.campaignId, leadId: lead.id }, 'dialer: call failed; releasing the lead');
-      // If this fails too, the claim lapses at its timeout: nothing is lost.
-      await this.store.queue.release(lead).catch(() => {});
+      // If this fails too, the claim lapses at its timeout (and recovery closes an open attempt): nothing is lost.
+      await this.store.queue.release(lead, { now: this.now() }).catch(() => {});
     } finally {
       this.inFlight.delete(lead.seq);
       this.perCampaign.set(c.id, (this.perCampaign.get(c.id) ?? 1) - 1);
+      this.schedule.wake(c.id);
       this.wakeUp();
     }
   }
@@ -219,38 +283,41 @@ export class Dialer {
     return new Promise((resolve) => (this.wakeUp = resolve));
   }
 
-  private async settle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
-  }
-
   private async loadCampaigns(fresh: boolean): Promise<DialerCampaign[]> {
     const at = this.now();
     const refresh = this.o.campaignRefreshMs ?? 2000;
     if (!fresh && this.campaigns && at - this.campaigns.at < refresh && at >= this.campaigns.at) return this.campaigns.list;
-    const list: DialerCampaign[] = [];
-    for (const row of await this.store.campaigns.list(this.o.campaignIds ?? null)) {
-      try {
-        list.push(toDialerCampaign(row, this.providers));
-      } catch (err) {
-        this.log.error({ campaignId: row.id, err: (err as Error).message }, 'dialer: campaign settings unusable; skipping the campaign');
-      }
-    }
+    const list = await loadDialerCampaigns(this.store, this.o.campaignIds ?? null, this.providers, (campaignId, err) =>
+      this.log.error({ campaignId, err: err.message }, 'dialer: campaign settings unusable; skipping the campaign'),
+    );
+    this.schedule.refreshed(list, this.campaigns?.list ?? []);
     this.campaigns = { at, list };
     return list;
   }
 
-  private startRenewing(): void {
-    const every = Math.max(50, Math.floor(this.claimTimeoutMs / 3));
-    this.renewTimer = setInterval(() => {
-      const seqs = [...this.inFlight.keys()];
-      this.store.queue.renew(this.workerId, seqs, this.now() + this.claimTimeoutMs).catch((err) =>
-        this.log.error({ err }, 'dialer: renewing claims failed; they lapse at their timeout unless a later renewal succeeds'),
-      );
-    }, every);
-    this.renewTimer.unref();
+  /** runs fn every `ms` while the worker runs; its failures are logged, never thrown */
+  private every(ms: number, fn: () => Promise<unknown>): void {
+    const timer = setInterval(() => void fn().catch((err) => this.log.error({ err }, 'dialer: background task failed; it runs again')), ms);
+    timer.unref();
+    this.timers.push(timer);
   }
 
-  private stopRenewing(): void {
-    clearInterval(this.renewTimer);
+  private renew(): Promise<void> {
+    return renewCalls(this.store, this.log, this.workerId, this.inFlight, this.now() + this.claimTimeoutMs);
+  }
+
+  private async recover(): Promise<void> {
+    await recoverStale(this.store, this.now(), this.log);
+  }
+
+  private heartbeat(): Promise<void> {
+    return heartbeat(this.store, {
+      id: this.workerId,
+      campaignIds: this.o.campaignIds ?? null,
+      startedAt: this.startedAt,
+      now: this.now(),
+      callsInFlight: this.inFlight.size,
+      lastClaimAt: this.lastClaimAt,
+    });
   }
 }

@@ -20,6 +20,7 @@ import { parseJsonBodies } from './json-body.js';
 import { enforce, refundBodyRefusals, windowsFor } from './limits.js';
 import { registerOpenApi } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
+import { attemptRoutes } from './routes/attempts.js';
 import { leadRoutes } from './routes/leads.js';
 import { dashboard } from '../web/plugin.js';
 
@@ -89,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes(store));
   await app.register(leadRoutes(leads), { prefix: '/api/v1/leads' });
   await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
+  await app.register(attemptRoutes(store, now), { prefix: '/api/v1/attempts' });
   await app.register(dashboard({ store, limiter, now, postWindows: windows.dashboardPost }), { prefix: '/dashboard' });
   return app;
 }

@@ -8,7 +8,7 @@
 import { LEAD_STATUSES } from '../leads/lifecycle.js';
 import { externalId, phoneNumber } from '../leads/schemas.js';
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
 
 const integer = (description: string) => ({ type: 'integer', description }) as const;
 
@@ -22,7 +22,7 @@ const RETRY_AFTER = {
   'Retry-After': integer('whole seconds until a retry is admitted; a retry after it succeeds'),
 } as const;
 
-const object = (properties: Schema, required = Object.keys(properties)): Schema => ({
+export const object = (properties: Schema, required = Object.keys(properties)): Schema => ({
   type: 'object',
   required,
   additionalProperties: false,
@@ -107,32 +107,32 @@ export const COMPONENTS: readonly Schema[] = [
   },
 ];
 
-const envelope = (data: Schema): Schema =>
+export const envelope = (data: Schema): Schema =>
   object({ success: { const: true }, data, error: { type: 'null' } });
 
-const ref = (id: string) => ({ $ref: `${id}#` });
+export const ref = (id: string) => ({ $ref: `${id}#` });
 
 /** one status of a route's `response` map; `headers` become the documented response headers */
-const reply = (description: string, body: Schema, headers: Schema = RATE_HEADERS): Schema => ({
+export const reply = (description: string, body: Schema, headers: Schema = RATE_HEADERS): Schema => ({
   description,
   headers,
   content: { 'application/json': { schema: body } },
 });
-const error = (description: string) => reply(description, ref('ErrorEnvelope'));
+export const error = (description: string) => reply(description, ref('ErrorEnvelope'));
 
-const COMMON_ERRORS = {
+export const COMMON_ERRORS = {
   401: error('Missing API key, or Invalid or inactive API key'),
   429: reply('Rate limit exceeded. Please try again later.', ref('RateLimitedEnvelope'), { ...RATE_HEADERS, ...RETRY_AFTER }),
   500: error('Internal server error (nothing internal is disclosed)'),
   503: error('Service temporarily unavailable: the database is unreachable; retry later'),
 };
-const BODY_ERRORS = {
+export const BODY_ERRORS = {
   // A Content-Length over the limit is refused before the key is counted, so the
   // rate-limit headers are not promised here (a chunked body found too large later has them).
   413: reply('Request body is larger than the configured limit; not charged to the key', ref('ErrorEnvelope'), {}),
   415: error('Content-Type must be application/json'),
 };
-const bad = (what: string) => error(`Invalid parameters: ${what}; the message names the field or entry (leads[N]: …)`);
+export const bad = (what: string) => error(`Invalid parameters: ${what}; the message names the field or entry (leads[N]: …)`);
 const noCampaign = error('Campaign not found or access denied');
 
 export const createLeadDoc = {

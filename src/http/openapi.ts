@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { DIALER_COMPONENTS } from './openapi-dialer.js';
 import { COMPONENTS, openApiDoc } from './openapi-schemas.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -20,6 +21,7 @@ const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', im
 const FAMILIES = [
   { prefix: '/api/v1/records', tag: 'records', noun: 'Record' },
   { prefix: '/api/v1/leads', tag: 'leads', noun: 'Lead' },
+  { prefix: '/api/v1/attempts', tag: 'dialer', noun: 'Lead' },
 ] as const;
 
 type RouteSchema = Record<string, unknown> & { operationId?: string; description?: string };
@@ -51,7 +53,7 @@ function describeRoute({ schema, url, route }: { schema: unknown; url: string; r
 }
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
-  for (const schema of COMPONENTS) app.addSchema(schema);
+  for (const schema of [...COMPONENTS, ...DIALER_COMPONENTS]) app.addSchema(schema);
 
   // Response schemas document what handlers send; they must not reshape it.
   // fast-json-stringify (Fastify's default once a response schema exists)
@@ -84,6 +86,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'leads', description: 'The five lead operations' },
         { name: 'records', description: 'The same operations under their permanent alias' },
+        { name: 'dialer', description: 'Calls: outcome reports of calls placed asynchronously' },
         { name: 'service', description: 'Public: health check and this document' },
       ],
       components: {

@@ -17,6 +17,8 @@ export interface AttemptStore {
   latest(campaignIds: readonly string[], limit: number): Promise<AttemptRow[]>;
   /** one lead's attempts, the latest first */
   ofLead(campaignId: string, leadId: string): Promise<AttemptRow[]>;
+  /** who an attempt belongs to, and how it closed (undefined when there is none) */
+  byAttemptId(attemptId: string): Promise<{ companyId: string; campaignId: string; state: AttemptTable['state']; closedBy: AttemptTable['closed_by'] } | undefined>;
 }
 
 const numeric = (r: AttemptRow): AttemptRow => ({
@@ -28,6 +30,15 @@ const numeric = (r: AttemptRow): AttemptRow => ({
 
 export class KyselyAttemptStore implements AttemptStore {
   constructor(private readonly ex: Executor) {}
+
+  async byAttemptId(attemptId: string) {
+    const row = await this.ex
+      .selectFrom('attempts')
+      .select(['company_id', 'campaign_id', 'state', 'closed_by'])
+      .where('attempt_id', '=', attemptId)
+      .executeTakeFirst();
+    return row && { companyId: row.company_id, campaignId: row.campaign_id, state: row.state, closedBy: row.closed_by };
+  }
 
   async callsSince(campaignIds: readonly string[], since: number): Promise<CallCount[]> {
     if (campaignIds.length === 0) return [];

@@ -14,6 +14,14 @@ export interface CampaignStore {
   list(ids: readonly string[] | null): Promise<CampaignRow[]>;
   insert(row: CampaignRow): Promise<void>;
   update(id: string, values: CampaignValues): Promise<void>;
+  /** one more call that could not be placed: the run so far, after this one */
+  notPlaced(id: string): Promise<number>;
+  /** a call was placed: the run of calls not placed ends */
+  placed(id: string): Promise<void>;
+  /** pauses the campaign (if it is not paused already) with the reason shown to operators */
+  pause(id: string, reason: string, now: number): Promise<void>;
+  /** clears the pause and the run of calls not placed; false when it was not paused */
+  resume(id: string): Promise<boolean>;
 }
 
 export class KyselyCampaignStore implements CampaignStore {
@@ -39,5 +47,34 @@ export class KyselyCampaignStore implements CampaignStore {
 
   async update(id: string, values: CampaignValues): Promise<void> {
     if (Object.keys(values).length > 0) await this.ex.updateTable('campaigns').set(values).where('id', '=', id).execute();
+  }
+
+  async notPlaced(id: string): Promise<number> {
+    const row = await this.ex
+      .updateTable('campaigns')
+      .set((eb) => ({ not_placed_streak: eb('not_placed_streak', '+', 1) }))
+      .where('id', '=', id)
+      .returning('not_placed_streak')
+      .executeTakeFirst();
+    return Number(row?.not_placed_streak ?? 0);
+  }
+
+  async placed(id: string): Promise<void> {
+    // only when there is a run to end: a busy campaign's every call would otherwise write the row
+    await this.ex.updateTable('campaigns').set({ not_placed_streak: 0 }).where('id', '=', id).where('not_placed_streak', '>', 0).execute();
+  }
+
+  async pause(id: string, reason: string, now: number): Promise<void> {
+    await this.ex.updateTable('campaigns').set({ paused_at: now, paused_reason: reason }).where('id', '=', id).where('paused_at', 'is', null).execute();
+  }
+
+  async resume(id: string): Promise<boolean> {
+    const result = await this.ex
+      .updateTable('campaigns')
+      .set({ paused_at: null, paused_reason: null, not_placed_streak: 0 })
+      .where('id', '=', id)
+      .where('paused_at', 'is not', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 }

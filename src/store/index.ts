@@ -10,6 +10,8 @@ import { createDb, type Db, type DbOptions, type Executor } from '../db/index.js
 import { KyselyAttemptStore } from './attempts.js';
 import { KyselyCampaignStore } from './campaigns.js';
 import { KyselyCompanyStore } from './companies.js';
+import { KyselyDialerStore } from './dialers.js';
+import { type EventStore, KyselyEventStore, PostgresEventStore } from './events.js';
 import { KyselyKeyStore } from './keys.js';
 import type { LeadStore } from './leads.js';
 import { PostgresLeadStore } from './postgres/leads.js';
@@ -28,21 +30,24 @@ export type { Store } from './types.js';
 
 /** the implementations that differ between the databases */
 interface DialectParts {
-  leads(ex: Executor): LeadStore;
+  leads(db: Db, ex: Executor): LeadStore;
   queue(db: Db, ex: Executor): QueueStore;
   zones(ex: Executor): ZoneStore;
+  events(ex: Executor): EventStore;
 }
 
 const PARTS: Record<Db['dialect'], DialectParts> = {
   sqlite: {
-    leads: (ex) => new SqliteLeadStore(ex),
-    queue: (db, ex) => new SqliteQueueStore(db, ex),
+    leads: (db, ex) => new SqliteLeadStore(db, ex, new KyselyEventStore(ex)),
+    queue: (db, ex) => new SqliteQueueStore(db, ex, new KyselyEventStore(ex)),
     zones: (ex) => new SqliteZoneStore(ex),
+    events: (ex) => new KyselyEventStore(ex),
   },
   postgres: {
-    leads: (ex) => new PostgresLeadStore(ex),
-    queue: (db, ex) => new PostgresQueueStore(db, ex),
+    leads: (db, ex) => new PostgresLeadStore(db, ex, new PostgresEventStore(ex)),
+    queue: (db, ex) => new PostgresQueueStore(db, ex, new PostgresEventStore(ex)),
     zones: (ex) => new PostgresZoneStore(ex),
+    events: (ex) => new PostgresEventStore(ex),
   },
 };
 
@@ -54,7 +59,9 @@ function tables(db: Db, ex: Executor, parts: DialectParts): Tables {
     users: new KyselyUserStore(ex),
     sessions: new KyselySessionStore(ex),
     attempts: new KyselyAttemptStore(ex),
-    leads: parts.leads(ex),
+    dialers: new KyselyDialerStore(ex),
+    leads: parts.leads(db, ex),
+    events: parts.events(ex),
     queue: parts.queue(db, ex),
     zones: parts.zones(ex),
   };

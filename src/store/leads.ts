@@ -1,7 +1,7 @@
 /**
  * The leads table, as the API and the dashboard use it: create, deduplicate,
- * list, delete, count, look up. The dialer's columns and claims are in
- * queue.ts. Implementations: sqlite/leads.ts and postgres/leads.ts, over the
+ * list, delete, count, look up; each change with its events (events.ts).
+ * The dialer's columns and claims are in queue.ts. Implementations: sqlite/leads.ts and postgres/leads.ts, over the
  * statements written once for both in shared/leads.ts.
  */
 import type { LeadStatus } from '../leads/lifecycle.js';
@@ -22,6 +22,10 @@ export interface IdentifierRow {
 }
 
 export interface ExistingRow extends IdentifierRow {
+  id: string;
+}
+
+export interface DeletedLead extends IdentifierRow {
   id: string;
 }
 
@@ -63,14 +67,14 @@ export interface StatusCount {
 export interface LeadStore {
   /** the new lead's id; null when a unique index refused it (a duplicate) */
   insertOne(campaignId: string, lead: NewLeadRow, now: number): Promise<string | null>;
-  /** inserts in array order (so seq follows it); the ids actually inserted */
+  /** inserts in array order (so seq follows it); the ids actually inserted. Run it in a transaction: it writes events too. */
   insertMany(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>>;
   exists(campaignId: string, by: Lookup): Promise<boolean>;
   /** the campaign's leads holding one of the externalIds, or one of the phone numbers (a lead may come twice) */
   findExisting(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<ExistingRow[]>;
-  deleteOne(campaignId: string, by: Lookup): Promise<boolean>;
-  /** deletes the leads matching externalIds (by external_id) or phoneNumbers (by phone_number) */
-  deleteMany(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<IdentifierRow[]>;
+  deleteOne(campaignId: string, by: Lookup, now?: number): Promise<boolean>;
+  /** deletes the leads matching externalIds (by external_id) or phoneNumbers (by phone_number). Run it in a transaction. */
+  deleteMany(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[], now?: number): Promise<DeletedLead[]>;
   /** the API's page: the leads after `afterSeq`, in creation order */
   listPage(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<PageJson>;
   /** the same page as typed rows, for the dashboard */

@@ -1,17 +1,21 @@
 /**
- * The leads table as the dialer uses it: claims (leases on due leads),
- * their release and renewal, attempts recorded against them, recycling.
- * Every status written comes from src/leads/lifecycle.ts. Implementations:
- * sqlite/queue.ts and postgres/queue.ts over shared/queue.ts.
+ * The leads table as the dialer uses it, with the attempts that calls write:
+ * claims (leases on due leads), attempts opened before a call is placed and
+ * closed when its outcome is known, releases, renewals, recycling. Every
+ * status written comes from src/leads/lifecycle.ts, and every change appends
+ * its events. Implementations: sqlite/queue.ts and postgres/queue.ts over
+ * shared/queue.ts.
  *
  * A claim is a lease: claimed_by / claimed_at say who holds the lead and
  * since when, and next_attempt_at holds the lease's expiry. The due index
  * (migration 0002) orders leads by that same due time, so a claimed lead is
- * simply "not due" until its worker reports back or renews, and when a
- * worker dies its leads fall due again at expiry: no sweeper is needed.
+ * "not due" until its worker reports back or renews. A held lead is never
+ * claimed, whatever its lease: recovery (dialer/recovery.ts) first ends a
+ * lapsed lease, closing its call's attempt as unknown, so one attempt is
+ * never dialled twice.
  */
+import type { LeadDialerColumns, LeadTable } from '../db/schema.js';
 import type { LeadStatus } from '../leads/lifecycle.js';
-import type { LeadTable, LeadDialerColumns } from '../db/schema.js';
 
 export interface ClaimedLead {
   seq: number;
@@ -48,61 +52,110 @@ export interface ClaimRequest {
   leaseMs: number;
   /** only leads whose zone set is one of these are taken; null: no local-window check */
   openZones: readonly number[] | null;
+  /** the campaign's concurrency: the leads held across every dialer stay at or under it; absent: no cap */
+  concurrency?: number;
 }
 
-/** One attempt, its move already decided (src/dialer/attempts.ts); the columns of the batch statement. */
-export interface PlannedAttempt {
-  seq: number;
-  leadId: string;
-  campaignId: string;
-  worker: string;
-  claimedAt: number;
-  from: LeadStatus;
-  to: LeadStatus;
-  /** attempts before this one; the number of this one is prev + 1 */
-  prev: number;
-  next: string | null;
+/** an attempt written before its call is placed */
+export interface AttemptOpening {
+  attemptId: string;
+  lead: ClaimedLead;
+  /** the number about to be dialled; null when there is none (a failed predial) */
+  phoneNumber: string | null;
   startedAt: number;
+  /** still open at this instant, it closes as unknown (the campaign's call timeout) */
+  deadlineAt: number;
+}
+
+export type OpenResult = 'opened' | 'claim lost' | 'gone';
+
+/** an attempt's end, and the lead's move it brings (decided by src/dialer/attempts.ts from the lifecycle) */
+export interface Closing {
+  attemptId: string;
+  campaignId: string;
+  leadId: string;
+  externalId: string | null;
+  /** the attempt's number (1 for the lead's first) */
+  attempt: number;
   finishedAt: number;
-  success: number;
+  success: boolean;
   outcome: string;
-  phone: string | null;
   reason: string | null;
+  durationSeconds: number | null;
+  /** false for a call never placed: it spends no attempt */
+  counts: boolean;
+  /** the lead's move, fenced by the claim the call was made under; null when the lead is gone */
+  move: { seq: number; worker: string; claimedAt: number; from: LeadStatus; to: LeadStatus; prev: number; next: string | null } | null;
 }
 
 export type AttemptResult =
   | { result: 'recorded'; status: LeadStatus; attempt: number }
-  /** the lead was deleted during the call: nothing is written, nothing resurrected */
+  /** the lead was deleted: the attempt is closed, nothing else is written */
   | { result: 'gone' }
-  /** the claim lapsed and was taken over, or was released: its holder writes */
-  | { result: 'claim lost' };
+  /** the claim lapsed or was released: the attempt is closed, the lead left to its holder */
+  | { result: 'claim lost' }
+  /** the attempt was closed already (its outcome was reported, or recovery closed it) */
+  | { result: 'already closed' };
+
+/** an attempt not closed, with what it takes to close it */
+export interface PendingAttempt {
+  attemptId: string;
+  attempt: number;
+  state: 'open' | 'accepted';
+  companyId: string;
+  campaignId: string;
+  leadId: string;
+  worker: string;
+  claimedAt: number;
+  startedAt: number;
+  deadlineAt: number | null;
+  phoneNumber: string | null;
+  providerCallId: string | null;
+  providerControl: string | null;
+  /** null when the lead was deleted */
+  lead: { seq: number; status: LeadStatus; attempts: number; extraAttempts: number; externalId: string | null; held: boolean } | null;
+  campaign: { maxAttempts: number; retryDelayMs: number; retryDelays: string; provider: string };
+}
 
 export type DialerLeadRow = LeadTable & LeadDialerColumns;
 
 export interface QueueStore {
-  /**
-   * Takes up to `limit` due leads, best first: priority (high first), then
-   * due time (scheduledFor, or the retry time), then creation.
-   */
+  /** takes up to `limit` due leads (fewer when the campaign's concurrency is reached), best first */
   claim(r: ClaimRequest): Promise<ClaimedLead[]>;
+  /** the same, with the slots the campaign had free before it (Infinity without a concurrency): fewer leads than both means nothing more is due */
+  claimFree(r: ClaimRequest): Promise<{ leads: ClaimedLead[]; free: number }>;
   /** the plan the database picks for a claim, one line per node (EXPLAIN; the statement is not run) */
   claimPlan(r: ClaimRequest): Promise<string[]>;
   /**
-   * Gives a claim back without an attempt: the lead gets back the status
-   * (lifecycle: release) and the due time it had before the claim. `localZones`
-   * records the called person's zones learnt since (a prefetch lead's number).
+   * Gives a claim back without an attempt: the lead gets back the status it
+   * had (lifecycle: release), and its due time: the one before the claim, or
+   * `until`. `localZones` records the zones learnt since (a prefetch lead's number).
    */
-  release(lead: ClaimedLead, o?: { localZones?: number }): Promise<boolean>;
-  /** extends the leases of this worker's calls in flight; how many it still holds */
-  renew(workerId: string, seqs: readonly number[], until: number): Promise<number>;
-  /** writes a batch; a lead moves, and its attempt row is written, only while the claim is the call's */
-  record(batch: readonly PlannedAttempt[]): Promise<AttemptResult[]>;
+  release(lead: ClaimedLead, o?: { localZones?: number; until?: string; now?: number }): Promise<boolean>;
+  /** extends this worker's leases; the seqs it still holds */
+  renew(workerId: string, seqs: readonly number[], until: number): Promise<Set<number>>;
+  /** writes each attempt, open, if its claim is still held and its lead still there; one result per opening */
+  open(batch: readonly AttemptOpening[], now: number): Promise<OpenResult[]>;
+  /** the platform took the call and reports its end later: the attempt and the lead's lease wait until `deadlineAt` */
+  accept(attemptId: string, o: { providerCallId: string | null; control?: string | null; deadlineAt: number }): Promise<boolean>;
+  /** closes attempts (only those not closed yet) and moves their leads, in one transaction */
+  close(batch: readonly Closing[], closedBy: 'dialer' | 'report' | 'timeout' | 'recovery', now: number): Promise<AttemptResult[]>;
+  /** one attempt that is not closed, by its id */
+  pending(attemptId: string): Promise<PendingAttempt | undefined>;
+  /** attempts not closed whose deadline passed or whose worker lost its lease (crashed, stalled) */
+  stale(now: number, limit: number): Promise<PendingAttempt[]>;
+  /** ends leases that lapsed with no attempt open (of one campaign, or of all): the lead is due again at once */
+  releaseExpired(now: number, campaignId?: string): Promise<number>;
+  /** the leads the campaign holds right now, across every dialer (calls in flight, outcomes awaited) */
+  inFlight(campaignId: string, now: number): Promise<number>;
+  /** the earliest instant after `now` at which a claimable lead of the campaign falls due; null when none will */
+  nextDue(campaignId: string, now: number): Promise<number | null>;
   /**
    * Grants `grant` more attempts to every lead of the campaign that has none
    * left: exhausted leads move back to attempting (lifecycle: recycle). The
    * number of leads recycled.
    */
-  recycle(campaignId: string, maxAttempts: number, grant: number): Promise<number>;
+  recycle(campaignId: string, maxAttempts: number, grant: number, now?: number): Promise<number>;
   /** one lead with the dialer's columns, by externalId or phoneNumber (externalId first, as in the API) */
   find(campaignId: string, by: { externalId: string } | { phoneNumber: string }): Promise<DialerLeadRow | undefined>;
   /** true when a lead of the campaign has no zone set worked out yet */

@@ -3,6 +3,8 @@ import type { Db } from '../db/index.js';
 import type { AttemptStore } from './attempts.js';
 import type { CampaignStore } from './campaigns.js';
 import type { CompanyStore } from './companies.js';
+import type { DialerStore } from './dialers.js';
+import type { EventStore } from './events.js';
 import type { KeyStore } from './keys.js';
 import type { LeadStore } from './leads.js';
 import type { QueueStore } from './queue.js';
@@ -20,6 +22,8 @@ export interface Tables {
   readonly queue: QueueStore;
   readonly attempts: AttemptStore;
   readonly zones: ZoneStore;
+  readonly events: EventStore;
+  readonly dialers: DialerStore;
 }
 
 /** the tables bound to one write transaction */

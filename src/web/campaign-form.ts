@@ -5,6 +5,7 @@
  */
 import { type CampaignSettings, DEFAULT_SETTINGS, parseSetting, SettingsError } from '../campaigns/settings.js';
 import type { CampaignTable } from '../db/schema.js';
+import { formatRetryDelays } from '../campaigns/retry-delays.js';
 import { formatDuration } from '../scheduling/duration.js';
 
 /** form field → its label; also turns the parsers' flag names into the labels the form shows */
@@ -14,6 +15,7 @@ export const LABELS = {
   local_window: 'Local window',
   max_attempts: 'Maximum attempts',
   retry_delay: 'Retry delay',
+  call_timeout: 'Call timeout',
   concurrency: 'Concurrency',
   predial_url: 'Predial URL',
   predial_secret: 'Predial secret',
@@ -40,7 +42,7 @@ export const defaultValues = (): FormValues => {
   return values;
 };
 
-type FormSource = Omit<CampaignTable, 'id' | 'company_id' | 'created_at' | 'predial_secret'>;
+type FormSource = Omit<CampaignTable, 'id' | 'company_id' | 'created_at' | 'predial_secret' | 'paused_at' | 'paused_reason' | 'not_placed_streak'>;
 
 /** the form's text for a stored campaign, so an edit starts from what is there */
 export function valuesOf(c: FormSource): FormValues {
@@ -50,7 +52,8 @@ export function valuesOf(c: FormSource): FormValues {
     hours: c.hours,
     local_window: c.local_window,
     max_attempts: String(c.max_attempts),
-    retry_delay: formatDuration(Number(c.retry_delay_ms)),
+    retry_delay: formatRetryDelays(Number(c.retry_delay_ms), c.retry_delays),
+    call_timeout: formatDuration(Number(c.call_timeout_ms)),
     concurrency: String(c.concurrency),
     predial_url: c.predial_url ?? '',
     provider: c.provider,
@@ -81,7 +84,8 @@ export function parseForm(f: FormValues): CampaignSettings {
     hours: parseSetting.hours(required('hours')),
     local_window: parseSetting.localWindow(required('local_window')),
     max_attempts: parseSetting.maxAttempts(required('max_attempts')),
-    retry_delay_ms: parseSetting.retryDelay(required('retry_delay')),
+    ...parseSetting.retryDelay(required('retry_delay')),
+    call_timeout_ms: f.call_timeout === undefined ? undefined : parseSetting.callTimeout(required('call_timeout')),
     concurrency: parseSetting.concurrency(required('concurrency')),
     predial_url: optional('predial_url', parseSetting.predialUrl),
     provider: parseSetting.provider(required('provider')),

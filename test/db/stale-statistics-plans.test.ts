@@ -11,7 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
 import type { Store } from '../../src/store/index.js';
 import type { Database } from '../../src/db/schema.js';
+import type { Db } from '../../src/db/index.js';
+import { PostgresEventStore } from '../../src/store/events.js';
 import { PostgresLeadStore } from '../../src/store/postgres/leads.js';
+
+/** the leads store over a capturing Kysely, inside the transaction plans() opens (so no Db of its own is needed) */
+const leadsOn = (k: Kysely<Database>) => new PostgresLeadStore({ kysely: null } as unknown as Db, k, new PostgresEventStore(k));
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { serviceAvailable } from '../helpers/services.js';
 
@@ -98,7 +103,7 @@ describe.skipIf(!(await serviceAvailable('postgres')))('plans for a campaign the
 
   it('finds existing leads of an unanalyzed campaign by one index probe per identifier', async () => {
     const [plan] = await plans(async (k) => {
-      const found = await new PostgresLeadStore(k).findExisting(fresh, ids(500), phones(500));
+      const found = await leadsOn(k).findExisting(fresh, ids(500), phones(500));
       expect(found).toHaveLength(1000);
     });
     expectProbes(plan!, 2);
@@ -106,13 +111,13 @@ describe.skipIf(!(await serviceAvailable('postgres')))('plans for a campaign the
   });
 
   it('finds them by externalId alone the same way', async () => {
-    const [plan] = await plans((k) => new PostgresLeadStore(k).findExisting(fresh, ids(1000), []));
+    const [plan] = await plans((k) => leadsOn(k).findExisting(fresh, ids(1000), []));
     expectProbes(plan!, 2);
   });
 
   it('deletes them by the same probes', async () => {
     const [plan] = await plans(async (k) => {
-      const deleted = await new PostgresLeadStore(k).deleteMany(fresh, ids(300), phones(300));
+      const deleted = await leadsOn(k).deleteMany(fresh, ids(300), phones(300));
       expect(deleted).toHaveLength(600);
     });
     expectProbes(plan!, 2);
@@ -120,9 +125,9 @@ describe.skipIf(!(await serviceAvailable('postgres')))('plans for a campaign the
 
   it('looks one identifier up, and deletes by one, through the unique index', async () => {
     for (const fn of [
-      (k: Kysely<Database>) => new PostgresLeadStore(k).exists(fresh, { externalId: `x-${KNOWN + 7}` }),
-      (k: Kysely<Database>) => new PostgresLeadStore(k).exists(fresh, { phoneNumber: `+1415${String(KNOWN + 8).padStart(7, '0')}` }),
-      (k: Kysely<Database>) => new PostgresLeadStore(k).deleteOne(fresh, { externalId: `x-${KNOWN + 9}` }),
+      (k: Kysely<Database>) => leadsOn(k).exists(fresh, { externalId: `x-${KNOWN + 7}` }),
+      (k: Kysely<Database>) => leadsOn(k).exists(fresh, { phoneNumber: `+1415${String(KNOWN + 8).padStart(7, '0')}` }),
+      (k: Kysely<Database>) => leadsOn(k).deleteOne(fresh, { externalId: `x-${KNOWN + 9}` }),
     ]) {
       const [plan] = await plans(async (k) => expect(await fn(k)).toBe(true));
       expect(plan).not.toMatch(/Rows Removed by Filter/);

@@ -71,6 +71,8 @@ describe('leadline campaign create / update', () => {
       simulate_success: 0.5,
       simulate_failures: 'no-answer=0.6,busy=0.25,voicemail=0.15',
       simulate_duration: '0s',
+      call_timeout_ms: 1_800_000,
+      retry_delays: '',
     };
     expect(await campaign(plain)).toMatchObject({ ...defaults, predial_url: null, predial_secret: null, provider_url: null });
     // the constant the docs and the code name is what the database writes
@@ -197,7 +199,7 @@ describe('leadline dialer, recycle and lead explain', () => {
     expect(rows.every((r) => r!.claimed_by === null)).toBe(true);
   });
 
-  it('SIGTERM after the grace period: unfinished calls are released, due again at once, and it exits 0', async () => {
+  it('SIGTERM after the grace period: unfinished calls are hung up and recorded as attempts (never dialled again under their id), and it exits 0', async () => {
     const { campaignId } = await json([
       'campaign', 'create', '--company', companyId, '--name', 'Release', '--hours', 'mon-sun 00:00-24:00', '--local-window', '00:00-24:00',
     ]);
@@ -206,10 +208,10 @@ describe('leadline dialer, recycle and lead explain', () => {
     while (!(await leadRow(db, id!))!.claimed_by) await new Promise((r) => setTimeout(r, 20));
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
-    // given back as the claim found it: raw, never called
-    expect(await leadRow(db, id!)).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null, next_attempt_at: null });
-    expect(await attemptRows(db, id!)).toEqual([]);
-    expect(d.logs().some((l) => l.msg === 'released at shutdown')).toBe(true);
+    // the call was placed: it is an attempt, closed as canceled, and the lead waits its retry delay
+    expect(await leadRow(db, id!)).toMatchObject({ status: 'attempting', attempts: 1, claimed_by: null });
+    expect((await attemptRows(db, id!)).map((a) => [a.state, a.outcome, a.counts])).toEqual([['closed', 'canceled', 1]]);
+    expect(d.logs().some((l) => l.msg === 'attempt' && l.outcome === 'canceled')).toBe(true);
   });
 });
 

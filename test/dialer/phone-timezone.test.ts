@@ -3,7 +3,6 @@ import { isOpen, parseLocalWindow, validateTimeZone } from '../../src/scheduling
 import {
   candidateZonesForPhone,
   knownPrefixes,
-  localTimezoneForLead,
   timezoneForPhone,
   zonesForLead,
 } from '../../src/dialer/phone-timezone.js';
@@ -115,21 +114,25 @@ describe('candidateZonesForPhone', () => {
   });
 });
 
-describe('localTimezoneForLead / zonesForLead', () => {
-  it('metadata.timezone wins when valid', () => {
+describe('zonesForLead', () => {
+  it('metadata.timezone narrows: its zone and the number’s both hold, never the metadata alone', () => {
     const lead = { phoneNumber: '+442079460000', metadata: { timezone: 'America/Chicago' } };
-    expect(localTimezoneForLead(lead)).toBe('America/Chicago');
-    expect(zonesForLead(lead)).toEqual(['America/Chicago']);
+    expect(zonesForLead(lead)).toEqual(['America/Chicago', 'Europe/London']);
+    // a +1 212 lead claiming to be in Kolkata: New York's clock still holds
+    expect(zonesForLead({ phoneNumber: '+12125550100', metadata: { timezone: 'Asia/Kolkata' } })).toEqual(['Asia/Kolkata', 'America/New_York']);
+    // the same zone is not checked twice
+    expect(zonesForLead({ phoneNumber: '+442079460000', metadata: { timezone: 'Europe/London' } })).toEqual(['Europe/London']);
+    // a prefetch lead (no number yet) has the metadata's zone only
+    expect(zonesForLead({ phoneNumber: null, metadata: { timezone: 'Asia/Tokyo' } })).toEqual(['Asia/Tokyo']);
   });
-  it('falls back to the number when metadata.timezone is missing or invalid', () => {
+  it('the number alone when metadata.timezone is missing or invalid', () => {
     for (const metadata of [undefined, null, {}, { timezone: 'Mars/Base' }, { timezone: 42 }, 'x', { timezone: '+02:00' }]) {
-      expect(localTimezoneForLead({ phoneNumber: '+442079460000', metadata })).toBe('Europe/London');
+      expect(zonesForLead({ phoneNumber: '+442079460000', metadata })).toEqual(['Europe/London']);
     }
   });
-  it('null / [] when nothing is known', () => {
-    expect(localTimezoneForLead({})).toBeNull();
-    expect(localTimezoneForLead({ phoneNumber: null, metadata: { tz: 'Europe/Paris' } })).toBeNull();
-    expect(localTimezoneForLead({ phoneNumber: '+18505550123' })).toBeNull();
+  it('[] when nothing is known', () => {
+    expect(zonesForLead({})).toEqual([]);
+    expect(zonesForLead({ phoneNumber: null, metadata: { tz: 'Europe/Paris' } })).toEqual([]);
     expect(zonesForLead({ phoneNumber: '+18505550123' }).sort()).toEqual(['America/Chicago', 'America/New_York']);
     expect(zonesForLead({ phoneNumber: '+8821234567' })).toEqual([]);
   });

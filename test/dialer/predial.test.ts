@@ -1,7 +1,6 @@
 /** The predial path and the webhook provider against a real local HTTP server. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { predial } from '../../src/dialer/predial.js';
-import { webhookProvider } from '../../src/dialer/providers/webhook.js';
 import { sign } from '../../src/dialer/signed-post.js';
 import { freePort } from '../helpers/server-process.js';
 import { type Stub, type StubAnswer, startStub } from './http-stub.js';
@@ -78,36 +77,5 @@ describe('predial', () => {
   it('an oversized answer is refused', async () => {
     const r = await ask({ body: { phoneNumber: '+14155550123', pad: 'x'.repeat(100_000) } });
     expect(r).toEqual({ ok: false, reason: 'predial: answer larger than 65536 bytes' });
-  });
-});
-
-describe('webhook provider', () => {
-  const request = { leadId: 'ld_1', campaignId: 'cp_1', phoneNumber: '+14155550123', externalId: null, metadata: { name: 'Ada' }, attempt: 2 };
-  const call = async (answer: StubAnswer, timeoutMs = 2000, signal = new AbortController().signal) => {
-    stub = await startStub(SECRET, () => answer);
-    return webhookProvider({ url: stub.url, secret: SECRET, timeoutMs }).call(request, signal);
-  };
-
-  it('POSTs the call, signed, and takes the outcome from the answer', async () => {
-    expect(await call({ body: { success: true, outcome: 'answered' } })).toEqual({ success: true, outcome: 'answered' });
-    const [req] = stub!.requests;
-    expect(req!.body).toEqual(request);
-    expect(req!.signed).toBe(true);
-    await stub!.close();
-    expect(await call({ body: { success: false, outcome: 'busy', reason: 'line busy' } })).toEqual({ success: false, outcome: 'busy', reason: 'line busy' });
-  });
-
-  it.each([
-    ['a timeout', { body: { success: true, outcome: 'answered' }, delayMs: 3000 }, 'webhook: no answer within 200 ms'],
-    ['a non-2xx answer', { status: 503, body: { success: true, outcome: 'answered' } }, 'webhook: answered HTTP 503'],
-    ['a wrong shape', { body: { success: 'yes', outcome: 'answered' } }, 'webhook: answer is not {"success": boolean, "outcome": string}'],
-  ])('%s is a failed attempt', async (_name, answer, reason) => {
-    expect(await call(answer, 200)).toEqual({ success: false, outcome: 'provider-error', reason });
-  });
-
-  it('a call cut short by shutdown reports "aborted"', async () => {
-    const ac = new AbortController();
-    setTimeout(() => ac.abort(), 100);
-    expect(await call({ body: { success: true, outcome: 'answered' }, delayMs: 3000 }, 5000, ac.signal)).toMatchObject({ success: false, outcome: 'aborted' });
   });
 });

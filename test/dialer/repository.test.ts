@@ -86,23 +86,27 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     });
   });
 
-  it('a claimed lead is taken by no one else until the claim times out; then it is due again', async () => {
+  it('a claimed lead is taken by no one else until the claim times out; then recovery makes it due again', async () => {
     const c = await makeCampaign(db);
     const ids = await seedLeads(db, c, [{}, {}, {}]);
     expect((await claim(c, { worker: 'a', limit: 2 })).map((l) => l.id)).toEqual(ids.slice(0, 2));
     expect((await claim(c, { worker: 'b' })).map((l) => l.id)).toEqual([ids[2]]);
     expect(await claim(c, { worker: 'b', now: T0 + LEASE - 1 })).toEqual([]);
-    // Worker a died: at the timeout its leads come back, to anyone.
-    const back = await claim(c, { worker: 'c', now: T0 + LEASE });
+    // Worker a died: a lapsed lease is not claimed as it is...
+    expect(await claim(c, { worker: 'c', now: T0 + LEASE + 1 })).toEqual([]);
+    // ...recovery ends it first (no attempt was open), and the leads come back, to anyone, as the claims found them.
+    expect(await db.queue.releaseExpired(T0 + LEASE + 1, c)).toBe(3);
+    const back = await claim(c, { worker: 'c', now: T0 + LEASE + 1 });
     expect(back.map((l) => l.id).sort()).toEqual([...ids].sort());
-    expect(back.find((l) => l.id === ids[0])).toMatchObject({ previousStatus: 'attempting', attempts: 0, claimedBy: 'c' });
+    expect(back.find((l) => l.id === ids[0])).toMatchObject({ previousStatus: 'raw', attempts: 0, claimedBy: 'c' });
   });
 
   it('a late report from a worker whose claim timed out and was taken over writes nothing', async () => {
     const c = await makeCampaign(db);
     const [id] = await seedLeads(db, c, [{}]);
     const [first] = await claim(c, { worker: 'a' });
-    const [second] = await claim(c, { worker: 'b', now: T0 + LEASE });
+    await db.queue.releaseExpired(T0 + LEASE + 1, c);
+    const [second] = await claim(c, { worker: 'b', now: T0 + LEASE + 1 });
     expect(await recordAttempt(db, first!, attempt({ success: true }))).toEqual({ result: 'claim lost' });
     expect(await leadRow(db, id!)).toMatchObject({ status: 'attempting', attempts: 0, claimed_by: 'b' });
     expect(await recordAttempt(db, second!, attempt({ success: true, finishedAt: T0 + LEASE + 1 }))).toMatchObject({
@@ -116,10 +120,12 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     const c = await makeCampaign(db);
     await seedLeads(db, c, [{}]);
     const [l] = await claim(c, { worker: 'a' });
-    expect(await db.queue.renew('a', [l!.seq], T0 + 3 * LEASE)).toBe(1);
-    expect(await db.queue.renew('someone-else', [l!.seq], T0 + 9 * LEASE)).toBe(0);
+    expect((await db.queue.renew('a', [l!.seq], T0 + 3 * LEASE)).size).toBe(1);
+    expect((await db.queue.renew('someone-else', [l!.seq], T0 + 9 * LEASE)).size).toBe(0);
+    expect(await db.queue.releaseExpired(T0 + 2 * LEASE, c)).toBe(0);
     expect(await claim(c, { worker: 'b', now: T0 + 2 * LEASE })).toEqual([]);
-    expect(await claim(c, { worker: 'b', now: T0 + 3 * LEASE })).toHaveLength(1);
+    expect(await db.queue.releaseExpired(T0 + 3 * LEASE + 1, c)).toBe(1);
+    expect(await claim(c, { worker: 'b', now: T0 + 3 * LEASE + 1 })).toHaveLength(1);
   });
 
   it('a failed attempt waits the retry delay; the attempt is recorded with what was dialled', async () => {
@@ -226,32 +232,53 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     expect(await attemptRows(db, id!)).toHaveLength(1);
   });
 
-  it('records a batch in one go: each lead moves, or is reported gone or lost', async () => {
+  /** opens the attempt of a planned close, as the worker does before placing the call */
+  const open = async (lead: ClaimedLead, attemptId: string) =>
+    (await db.queue.open([{ attemptId, lead, phoneNumber: lead.phoneNumber, startedAt: T0, deadlineAt: T0 + LEASE }], T0))[0];
+
+  it('closes a batch in one go: each lead moves, or is reported gone or lost, and every attempt is kept', async () => {
     const c = await makeCampaign(db);
     const ids = await seedLeads(db, c, [{}, {}, {}, {}]);
     const claimed = await claim(c);
     const by = (id: string) => claimed.find((l) => l.id === id)!;
+    const plans = ids.map((id, i) => planAttempt(by(id), attempt({ success: i === 0, reason: `call ${i}` })));
+    for (const [i, id] of ids.entries()) expect(await open(by(id), plans[i]!.attemptId)).toBe('opened');
+    // during the calls: one lead is deleted, another's claim given back
     await db.kysely.deleteFrom('leads').where('id', '=', ids[2]!).execute();
     await db.queue.release(by(ids[3]!));
-    const plans = ids.map((id, i) => planAttempt(by(id), attempt({ success: i === 0, reason: `call ${i}` })));
-    expect(await db.queue.record(plans)).toEqual([
+    expect(await db.queue.close(plans, 'dialer', T0 + 1000)).toEqual([
       { result: 'recorded', status: 'concluded', attempt: 1 },
       { result: 'recorded', status: 'attempting', attempt: 1 },
       { result: 'gone' },
       { result: 'claim lost' },
     ]);
     expect((await attemptRows(db, ids[1]!)).map((a) => a.reason)).toEqual(['call 1']);
-    expect(await attemptRows(db, ids[3]!)).toEqual([]);
+    // the call was placed: its attempt is recorded even though the lead was given back
+    expect((await attemptRows(db, ids[3]!)).map((a) => [a.state, a.reason])).toEqual([['closed', 'call 3']]);
+    // a second close of the same attempts changes nothing
+    expect((await db.queue.close(plans, 'dialer', T0 + 2000)).map((r) => r.result)).toEqual(['already closed', 'already closed', 'already closed', 'already closed']);
   });
 
-  it('the recorder writes calls that finish together in shared batches, and refuses a bad move alone', async () => {
+  it('refuses to open an attempt for a lead deleted or a claim lost before the call', async () => {
+    const c = await makeCampaign(db);
+    const [gone, lost] = await seedLeads(db, c, [{}, {}]);
+    const claimed = await claim(c);
+    await db.kysely.deleteFrom('leads').where('id', '=', gone!).execute();
+    await db.queue.release(claimed.find((l) => l.id === lost)!);
+    expect(await open(claimed.find((l) => l.id === gone)!, 'at_gone')).toBe('gone');
+    expect(await open(claimed.find((l) => l.id === lost)!, 'at_lost')).toBe('claim lost');
+    expect(await attemptRows(db, lost!)).toEqual([]);
+  });
+
+  it('the recorder writes calls that finish together in shared batches; a bad move is refused before anything is written', async () => {
     const c = await makeCampaign(db);
     const ids = await seedLeads(db, c, Array.from({ length: 20 }, () => ({})));
     const claimed = await claim(c);
-    const recorder = new AttemptRecorder(db, 8);
-    const bad = expect(recorder.record({ ...claimed[0]!, previousStatus: 'concluded' }, attempt())).rejects.toThrow(LifecycleError);
-    const results = await Promise.all(claimed.map((l) => recorder.record(l, attempt({ success: true }))));
-    await bad;
+    const recorder = new AttemptRecorder(db, () => T0, 8);
+    expect(() => planAttempt({ ...claimed[0]!, previousStatus: 'concluded' }, attempt())).toThrow(LifecycleError);
+    const plans = claimed.map((l) => planAttempt(l, attempt({ success: true })));
+    for (const [i, l] of claimed.entries()) await open(l, plans[i]!.attemptId);
+    const results = await Promise.all(plans.map((p) => recorder.close(p)));
     expect(results.every((r) => r.result === 'recorded')).toBe(true);
     for (const id of ids) expect((await leadRow(db, id))!.status).toBe('concluded');
   });

@@ -16,10 +16,15 @@ describe('parseSetting', () => {
     ['localWindow', '21:00-02:00', '21:00-02:00'],
     ['maxAttempts', '1', 1],
     ['maxAttempts', '100', 100],
-    ['retryDelay', '0s', 0],
-    ['retryDelay', '90s', 90_000],
-    ['retryDelay', '30m', 1_800_000],
-    ['retryDelay', '2h', 7_200_000],
+    ['retryDelay', '0s', { retry_delay_ms: 0, retry_delays: '' }],
+    ['retryDelay', '90s', { retry_delay_ms: 90_000, retry_delays: '' }],
+    ['retryDelay', '30m', { retry_delay_ms: 1_800_000, retry_delays: '' }],
+    ['retryDelay', '2h', { retry_delay_ms: 7_200_000, retry_delays: '' }],
+    // per outcome: the default in retry_delay_ms, the others canonical and sorted
+    ['retryDelay', 'no-answer=2h, busy=10m,default=30m', { retry_delay_ms: 1_800_000, retry_delays: 'busy=10m,no-answer=2h' }],
+    ['retryDelay', 'busy=90s', { retry_delays: 'busy=1m30s' }],
+    ['callTimeout', '30m', 1_800_000],
+    ['callTimeout', '10s', 10_000],
     ['concurrency', '50', 50],
     ['predialUrl', 'https://crm.example/predial?x=1', 'https://crm.example/predial?x=1'],
     ['predialUrl', 'http://127.0.0.1:8080/p', 'http://127.0.0.1:8080/p'],
@@ -43,7 +48,7 @@ describe('parseSetting', () => {
     ['simulateDuration', ' 90s-2m ', '1m30s-2m'],
     ['simulateDuration', '3s-3s', '3s'],
   ] as const)('%s %j -> %j', (setting, raw, value) => {
-    expect(parseSetting[setting](raw)).toBe(value);
+    expect(parseSetting[setting](raw)).toEqual(value);
   });
 
   it.each([
@@ -65,6 +70,11 @@ describe('parseSetting', () => {
     ['retryDelay', '1h90m', /--retry-delay/],
     ['retryDelay', '-5m', /--retry-delay/],
     ['retryDelay', '500ms', /--retry-delay/],
+    ['retryDelay', 'busy=10m,busy=20m', /--retry-delay: "busy" is given twice/],
+    ['retryDelay', 'Busy=10m', /--retry-delay: "Busy" is not an outcome name/],
+    ['retryDelay', 'busy=soon', /--retry-delay/],
+    ['callTimeout', '5s', /--call-timeout: a call timeout is from 10s to 1d/],
+    ['callTimeout', '2d', /--call-timeout/],
     ['concurrency', '0', /--concurrency/],
     ['concurrency', '-1', /--concurrency/],
     ['concurrency', '1001', /--concurrency/],

@@ -40,7 +40,7 @@ describe('the document', () => {
   it('lists every route registered under /api, and nothing that is not registered', () => {
     const routes = registeredRoutes(f.app)
       .filter((r) => r.url.startsWith('/api/'))
-      .map((r) => `${r.method} ${r.url.replace(/\/$/, '')}`);
+      .map((r) => `${r.method} ${r.url.replace(/\/$/, '').replace(/:(\w+)/g, '{$1}')}`);
     expect(routes.length).toBeGreaterThanOrEqual(12);
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`),
@@ -54,12 +54,11 @@ describe('the document', () => {
     }
   });
 
-  it('requires x-api-key on the lead operations only', () => {
+  it('requires x-api-key on every operation but the public ones (health, this document)', () => {
     expect(doc.components.securitySchemes.apiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }));
+    const PUBLIC = ['/api/health', DOC];
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
-      for (const op of Object.values<any>(ops)) {
-        expect(op.security, path).toEqual(path.startsWith('/api/v1/leads') || path.startsWith('/api/v1/records') ? [{ apiKey: [] }] : []);
-      }
+      for (const op of Object.values<any>(ops)) expect(op.security, path).toEqual(PUBLIC.includes(path) ? [] : [{ apiKey: [] }]);
     }
     expect(doc.security).toBeUndefined();
   });
@@ -189,6 +188,29 @@ describe('real responses of every endpoint validate against the document', () =>
   });
   it.each(PREFIXES)('%s: successes and every reachable client error', (prefix) => everyClientError(prefix)());
 
+  /** an attempt the dialer left awaiting its outcome, as a webhook provider's 202 leaves it */
+  const awaitingAttempt = async (phoneNumber: string) => {
+    const created = await f.request('POST', '/api/v1/leads', { body: { campaignId: f.ids.campaignA, phoneNumber } });
+    const [lead] = await f.db.queue.claim({ campaignId: f.ids.campaignA, maxAttempts: 3, workerId: 'w', limit: 50, now: Date.now(), leaseMs: 60_000, openZones: null }).then((ls) => ls.filter((l) => l.id === created.body.data.leadId));
+    const attemptId = `at_doc_${phoneNumber.slice(-4)}`;
+    await f.db.queue.open([{ attemptId, lead: lead!, phoneNumber, startedAt: Date.now(), deadlineAt: Date.now() + 60_000 }], Date.now());
+    await f.db.queue.accept(attemptId, { providerCallId: null, deadlineAt: Date.now() + 60_000 });
+    return attemptId;
+  };
+  const outcomes = once('outcome', async () => {
+    const url = (id: string) => `/api/v1/attempts/${id}/outcome`;
+    const report = (id: string, body: unknown, key?: string | null) => f.request('POST', url(id), { body, key });
+    const path = '/api/v1/attempts/{attemptId}/outcome';
+    const id = await awaitingAttempt('+14155550601');
+    check('POST', path, await report(id, { success: 'yes', outcome: 'answered' })); // 400
+    check('POST', path, await report(id, { success: true, outcome: 'answered' }, null)); // 401
+    check('POST', path, await report(id, { success: true, outcome: 'answered' }, f.keys.readA)); // 403
+    check('POST', path, await report(id, { success: true, outcome: 'answered' }, f.keys.writeB)); // 404
+    check('POST', path, await report(id, { success: true, outcome: 'answered', durationSeconds: 12 })); // 200
+    check('POST', path, await report(id, { success: true, outcome: 'answered' })); // 409
+  });
+  it('the outcome report of an asynchronous call', () => outcomes());
+
   it('(the check itself fails on a body, status or header the document does not allow)', () => {
     const strict = responseChecker(doc);
     const headers = { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' };
@@ -256,7 +278,7 @@ describe('real responses of every endpoint validate against the document', () =>
 
   it('covered every documented status: each operation its own, and the generic ones somewhere', async () => {
     for (const prefix of PREFIXES) await everyClientError(prefix)();
-    for (const run of [publicEndpoints, everyLimit, brokenDatabase, goneDatabase]) await run();
+    for (const run of [publicEndpoints, everyLimit, brokenDatabase, goneDatabase, outcomes]) await run();
     // 413, 415, 429, 500 and 503 come from the same code for every operation; one of each is enough.
     const generic = ['413', '415', '429', '500', '503'];
     const documented = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>

@@ -6,8 +6,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defaultHttpRequester } from '../../src/dialer/providers/platforms/http.js';
+import { createHttpRequester } from '../../src/net/http.js';
+import { OutboundPolicy, parseOutboundAllow } from '../../src/net/outbound.js';
 import type { CallRequest, InboundEvent, InboundRequest, Platform, PlatformContext } from '../../src/dialer/providers/platforms/types.js';
+
+/** the fakes listen on 127.0.0.1, which the outbound policy refuses unless OUTBOUND_ALLOW opts in, as a test does here */
+export const localRequester = createHttpRequester({ outbound: new OutboundPolicy(parseOutboundAllow('127.0.0.0/8')) });
 
 export function callRequest(over: Partial<CallRequest> = {}): CallRequest {
   return {
@@ -66,7 +70,7 @@ export function context(o: Partial<PlatformContext> & Pick<PlatformContext, 'sec
     webhookSecret: null,
     callbackUrl: 'http://127.0.0.1:9/api/v1/providers/x/events?attemptId=at_3kXq9',
     timeoutMs: 2000,
-    request: defaultHttpRequester,
+    request: localRequester,
     ...o,
   };
 }

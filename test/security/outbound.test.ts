@@ -191,13 +191,13 @@ describe('signed requests to a real local server', () => {
   it('without an explicit policy, predial and the webhook provider use the process policy: strict unless OUTBOUND_ALLOW says otherwise', async () => {
     const r = await predial({ url: `http://127.0.0.1:${port}/p`, secret: null, leadId: 'l', campaignId: 'c', externalId: null, timeoutMs: 2000 });
     expect(r).toEqual({ ok: false, reason: 'predial: refused by the outbound policy: 127.0.0.1 is a loopback address (allow it with OUTBOUND_ALLOW)' });
-    const call = await webhookProvider({ url: `http://[::1]:${port}/call`, secret: null, timeoutMs: 2000 }).call(
-      { leadId: 'l', campaignId: 'c', phoneNumber: '+14155550123', externalId: null, metadata: null, attempt: 1 },
+    const call = await webhookProvider({ url: `http://[::1]:${port}/call`, secret: null, timeoutMs: 2000 }).place(
+      { attemptId: 'at_1', leadId: 'l', campaignId: 'c', phoneNumber: '+14155550123', externalId: null, metadata: {}, attempt: 1 },
       new AbortController().signal,
     );
+    // refused before anything was sent: the call was not placed, and spends no attempt
     expect(call).toEqual({
-      success: false,
-      outcome: 'provider-error',
+      kind: 'not-placed',
       reason: 'webhook: refused by the outbound policy: ::1 is a loopback address (allow it with OUTBOUND_ALLOW)',
     });
   });

@@ -5,7 +5,7 @@
  * campaign's, or the dialer's --simulate-duration). Randomness and sleeping
  * are injected so tests are deterministic.
  */
-import { ABORTED, type CallProvider, type CallResult } from './types.js';
+import type { CallProvider, PlaceResult } from './types.js';
 
 /** the outcomes of a failed simulated call, in the order the mix is written */
 export const FAILURE_OUTCOMES = ['no-answer', 'busy', 'voicemail'] as const;
@@ -49,17 +49,20 @@ export function simulateProvider(o: SimulateOptions): CallProvider {
   const [min, max] = o.durationMs ?? [0, 0];
   const failures = (o.failures ?? DEFAULT_FAILURE_MIX).filter(([, share]) => share > 0);
   return {
-    async call(_request, signal): Promise<CallResult> {
-      await sleep(min + Math.round(random() * (max - min)), signal);
-      if (signal.aborted) return { success: false, outcome: ABORTED, reason: 'the dialer is shutting down' };
-      if (random() < o.success) return { success: true, outcome: 'answered' };
+    async place(_request, signal): Promise<PlaceResult> {
+      const ms = min + Math.round(random() * (max - min));
+      await sleep(ms, signal);
+      // A call cut short (a shutdown past its grace, a lost claim) was placed: it is an attempt.
+      if (signal.aborted) return { kind: 'finished', success: false, outcome: 'canceled', reason: 'the dialer hung up before the call ended' };
+      const durationSeconds = ms / 1000;
+      if (random() < o.success) return { kind: 'finished', success: true, outcome: 'answered', durationSeconds };
       let r = random();
       for (const [outcome, share] of failures) {
-        if (r < share) return { success: false, outcome };
+        if (r < share) return { kind: 'finished', success: false, outcome, durationSeconds };
         r -= share;
       }
       // r was within rounding of 1: the last outcome with a share
-      return { success: false, outcome: failures.at(-1)?.[0] ?? 'no-answer' };
+      return { kind: 'finished', success: false, outcome: failures.at(-1)?.[0] ?? 'no-answer', durationSeconds };
     },
   };
 }

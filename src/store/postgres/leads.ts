@@ -1,8 +1,10 @@
 /** The leads table on PostgreSQL: bulks bound as one array or JSON parameter, plans pinned against stale statistics. */
 import { type RawBuilder, sql } from 'kysely';
+import type { Executor } from '../../db/index.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { LeadStatus } from '../../leads/lifecycle.js';
-import type { ExistingRow, IdentifierRow, NewLeadRow, PageJson } from '../leads.js';
+import { PostgresEventStore } from '../events.js';
+import type { DeletedLead, ExistingRow, NewLeadRow, PageJson } from '../leads.js';
 import { type Keyset, SharedLeadStore } from '../shared/leads.js';
 
 /**
@@ -72,6 +74,19 @@ interface ListRow {
 }
 
 export class PostgresLeadStore extends SharedLeadStore {
+  protected on(ex: Executor): PostgresLeadStore {
+    return new PostgresLeadStore(this.db, ex, new PostgresEventStore(ex));
+  }
+
+  /**
+   * The lead, its lead.created event and the NOTIFY that wakes a listening
+   * dialer, in one autocommit statement: one round trip, atomic.
+   */
+  async insertOne(campaignId: string, lead: NewLeadRow, now: number): Promise<string | null> {
+    const { rows } = await insertOneStatement(this.ex, { ...lead, campaignId, now });
+    return rows[0]?.id ?? null;
+  }
+
   /**
    * An InitPlan parameter, so that the planner estimates the campaign as an
    * average one rather than from its own, possibly missing, statistics (see
@@ -91,8 +106,7 @@ export class PostgresLeadStore extends SharedLeadStore {
     return rows;
   }
 
-  async insertMany(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>> {
-    if (leads.length === 0) return new Set();
+  protected async insertRows(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>> {
     const { rows } = await sql<{ id: string }>`
       insert into leads (id, campaign_id, phone_number, external_id, metadata, scheduled_for, priority, status, attempts, created_at)
       select x.id, ${campaignId}, x."phoneNumber", x."externalId", x.metadata, x."scheduledFor", x.priority, 'raw', 0, ${now}::bigint
@@ -110,10 +124,10 @@ export class PostgresLeadStore extends SharedLeadStore {
    * was planned as a hash join over a sequential scan of every lead when the
    * table was small enough to look cheap (25,000 leads).
    */
-  async deleteMany(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<IdentifierRow[]> {
-    const { rows } = await sql<IdentifierRow>`
+  protected async deleteRows(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<DeletedLead[]> {
+    const { rows } = await sql<DeletedLead>`
       delete from leads where seq = any(array(${matching(campaignId, externalIds, phoneNumbers, sql`l.seq`)}))
-      returning external_id, phone_number`.execute(this.ex);
+      returning id, external_id, phone_number`.execute(this.ex);
     return rows;
   }
 
@@ -156,3 +170,21 @@ function pageQuery(campaignId: string, status: LeadStatus | undefined, afterSeq:
     select seq, id, campaign_id, phone_number, external_id, metadata, status, scheduled_for, priority, attempts, created_at
     from leads where ${from.where} order by ${from.order} limit ${take}`;
 }
+
+type InsertOneArgs = { [K in keyof NewLeadRow]: NewLeadRow[K] } & { campaignId: string; now: number };
+// Compiled once (src/db/precompiled.ts), as the list pages are.
+const insertOneStatement = precompiled((a: InsertOneArgs, ex) =>
+  sql<{ id: string }>`
+    with ins as (
+      insert into leads (id, campaign_id, phone_number, external_id, metadata, scheduled_for, priority, status, attempts, created_at)
+      values (${a.id}, ${a.campaignId}, ${a.phoneNumber}, ${a.externalId}, ${a.metadata}, ${a.scheduledFor}, ${a.priority}, 'raw', 0, ${a.now})
+      on conflict do nothing returning id, external_id, campaign_id
+    ),
+    ev as (
+      insert into events (type, company_id, campaign_id, created_at, count, items)
+      select 'lead.created', c.company_id, c.id, ${a.now}, 1, json_build_array(json_build_object('leadId', ins.id, 'externalId', ins.external_id))::text
+      from ins join campaigns c on c.id = ins.campaign_id
+      returning campaign_id
+    )
+    select ins.id, (select count(pg_notify('leadline_events', ev.campaign_id)) from ev) as notified from ins`.compile(ex),
+);

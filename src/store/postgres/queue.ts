@@ -1,7 +1,9 @@
-/** The dialer's claims and attempts on PostgreSQL: each a single statement, for many workers at once. */
+/** The dialer's claims and attempts on PostgreSQL: set-based statements, for many workers at once. */
 import { type RawBuilder, sql } from 'kysely';
-import type { ClaimedLead, ClaimRequest, PlannedAttempt } from '../queue.js';
-import { CLAIMED_STATUS, type ClaimRow, claimedLeads, iso, SharedQueueStore } from '../shared/queue.js';
+import type { Executor } from '../../db/index.js';
+import { PostgresEventStore } from '../events.js';
+import type { AttemptOpening, ClaimRequest, Closing } from '../queue.js';
+import { CLAIMED_STATUS, type ClaimRow, iso, unheld, SharedQueueStore } from '../shared/queue.js';
 
 /** the due time, exactly as the index expression spells it (migration 0002) */
 const due = sql`coalesce(next_attempt_at, scheduled_for, '') collate "C"`;
@@ -18,32 +20,35 @@ const due = sql`coalesce(next_attempt_at, scheduled_for, '') collate "C"`;
 const inZones = (zones: readonly number[] | null) =>
   zones === null ? sql`` : sql`and array_position(${zones}::int[], local_zones) is not null`;
 
+/** the priorities present, walked as a loose index scan: one probe per distinct priority, at most 101 */
+const priorities = (campaignId: string) => sql`
+  priorities(p) as (
+    select max(priority) from leads
+    where campaign_id = ${campaignId} and status in ('raw', 'attempting')
+    union all
+    select (select max(priority) from leads
+            where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority < priorities.p)
+    from priorities where priorities.p is not null
+  )`;
+
 /**
- * One statement. The priorities present are walked as a loose index scan (a
- * recursive CTE: one probe per distinct priority, at most 101), and each
- * one's due range read from its start, lazily: it stops at the first
- * priorities that fill the limit. SKIP LOCKED passes over rows another worker
- * is claiming this instant, and a row that worker has just committed is
- * re-checked against the WHERE clause (its due time is now its lease), so two
- * workers never take the same lead.
+ * One statement: each priority's due range is read from its start, lazily,
+ * stopping at the first priorities that fill the limit. SKIP LOCKED passes
+ * over rows another worker is claiming this instant, and a row that worker
+ * has just committed is re-checked against the WHERE clause (its due time is
+ * now its lease), so two workers never take the same lead.
  */
 function claimStatement(r: ClaimRequest) {
   const dueBy = iso(r.dueBy ?? r.now);
   const lease = iso(r.now + r.leaseMs);
   return sql<ClaimRow>`
-    with recursive priorities(p) as (
-      select max(priority) from leads
-      where campaign_id = ${r.campaignId} and status in ('raw', 'attempting')
-      union all
-      select (select max(priority) from leads
-              where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority < priorities.p)
-      from priorities where priorities.p is not null
-    ),
+    with recursive ${priorities(r.campaignId)},
     picked as (
       select c.* from priorities cross join lateral (
         select seq, status as prev_status, next_attempt_at as prev_next from leads
         where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority = priorities.p
           and ${due} <= ${dueBy} and attempts < ${r.maxAttempts} + extra_attempts ${inZones(r.openZones)}
+          and ${unheld}
         order by ${due}, seq
         limit ${r.limit}
         for update skip locked
@@ -57,14 +62,16 @@ function claimStatement(r: ClaimRequest) {
 }
 
 export class PostgresQueueStore extends SharedQueueStore {
+  protected on(ex: Executor): PostgresQueueStore {
+    return new PostgresQueueStore(this.db, ex, new PostgresEventStore(ex));
+  }
+
   protected inSeqs(seqs: readonly number[]): RawBuilder<unknown> {
     return sql`seq = any(${seqs}::bigint[])`;
   }
 
-  async claim(r: ClaimRequest): Promise<ClaimedLead[]> {
-    if (r.limit < 1 || r.openZones?.length === 0) return [];
-    const { rows } = await claimStatement(r).execute(this.ex);
-    return claimedLeads(rows, r);
+  protected async claimRows(r: ClaimRequest): Promise<ClaimRow[]> {
+    return (await claimStatement(r).execute(this.ex)).rows;
   }
 
   async claimPlan(r: ClaimRequest): Promise<string[]> {
@@ -72,36 +79,89 @@ export class PostgresQueueStore extends SharedQueueStore {
     return rows.map((x) => x['QUERY PLAN']);
   }
 
-  /**
-   * One statement for the whole batch: the attempt rows exist exactly for the
-   * leads that moved. A bulk delete of the same leads can take their row
-   * locks in another order; PostgreSQL then aborts one side, and this side
-   * runs again.
-   */
-  protected async write(batch: readonly PlannedAttempt[]): Promise<Set<number>> {
-    const json = JSON.stringify(batch);
-    const { rows } = await this.retrying(() =>
-      sql<{ seq: number }>`
-        with input as (
-          select * from json_to_recordset(${json}::json) as i(
-            seq bigint, "leadId" text, "campaignId" text, worker text, "claimedAt" bigint, "from" text, "to" text,
-            prev int, next text, "startedAt" bigint, "finishedAt" bigint, success int, outcome text, phone text, reason text)
-        ),
-        moved as (
-          update leads l
-          set status = i."to", attempts = i.prev + 1, claimed_by = null, claimed_at = null, next_attempt_at = i.next
-          from input i
-          where l.seq = i.seq and l.claimed_by = i.worker and l.claimed_at = i."claimedAt"
-            and l.status = i."from" and l.attempts = i.prev
-          returning l.seq
-        ),
-        written as (
-          insert into attempts (lead_id, campaign_id, attempt, started_at, finished_at, success, outcome, phone_number, reason, worker)
-          select i."leadId", i."campaignId", i.prev + 1, i."startedAt", i."finishedAt", i.success, i.outcome, i.phone, i.reason, i.worker
-          from input i join moved m on m.seq = i.seq
-        )
-        select seq from moved`.execute(this.ex),
+  async nextDue(campaignId: string, now: number): Promise<number | null> {
+    const { rows } = await sql<{ d: string | null }>`
+      with recursive ${priorities(campaignId)}
+      select min(x.d) as d from priorities cross join lateral (
+        select ${due} as d from leads
+        where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = priorities.p and ${due} > ${iso(now)}
+        order by ${due} limit 1
+      ) x`.execute(this.ex);
+    const d = rows[0]?.d;
+    return d === null || d === undefined ? null : Date.parse(d);
+  }
+
+  /** one statement for the batch: the claims checked (and their rows locked) and the attempts written */
+  protected async openRows(batch: readonly AttemptOpening[]): Promise<Set<string>> {
+    const input = JSON.stringify(
+      batch.map((o) => ({
+        seq: o.lead.seq,
+        worker: o.lead.claimedBy,
+        claimedAt: o.lead.claimedAt,
+        attemptId: o.attemptId,
+        leadId: o.lead.id,
+        attempt: o.lead.attempts + 1,
+        startedAt: o.startedAt,
+        phone: o.phoneNumber,
+        deadline: o.deadlineAt,
+      })),
     );
+    const { rows } = await sql<{ attempt_id: string }>`
+      with input as (
+        select * from json_to_recordset(${input}::json) as i(seq bigint, worker text, "claimedAt" bigint, "attemptId" text, "leadId" text,
+          attempt int, "startedAt" bigint, phone text, deadline bigint)
+      ),
+      held as (
+        update leads l set claimed_at = l.claimed_at from input i
+        where l.seq = i.seq and l.claimed_by = i.worker and l.claimed_at = i."claimedAt"
+        returning l.seq, l.campaign_id
+      )
+      insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, started_at, success, phone_number, worker,
+        claimed_at, state, counts, deadline_at)
+      select i."attemptId", i."leadId", h.campaign_id, c.company_id, i.attempt, i."startedAt", 0, i.phone, i.worker,
+        i."claimedAt", 'open', 1, i.deadline
+      from input i join held h on h.seq = i.seq join campaigns c on c.id = h.campaign_id
+      returning attempt_id`.execute(this.ex);
+    return new Set(rows.map((r) => r.attempt_id));
+  }
+
+  /** one statement for the batch */
+  protected async closeRows(batch: readonly Closing[], closedBy: string): Promise<Set<string>> {
+    const input = JSON.stringify(
+      batch.map((c) => ({
+        id: c.attemptId,
+        f: c.finishedAt,
+        s: c.success ? 1 : 0,
+        o: c.outcome,
+        r: c.reason,
+        d: c.durationSeconds,
+        n: c.counts ? 1 : 0,
+      })),
+    );
+    const { rows } = await sql<{ attempt_id: string }>`
+      update attempts a set state = 'closed', closed_by = ${closedBy}, finished_at = i.f, success = i.s, outcome = i.o,
+        reason = i.r, duration_seconds = i.d, counts = i.n
+      from json_to_recordset(${input}::json) as i(id text, f bigint, s int, o text, r text, d double precision, n int)
+      where a.attempt_id = i.id and a.state <> 'closed'
+      returning a.attempt_id`.execute(this.ex);
+    return new Set(rows.map((r) => r.attempt_id));
+  }
+
+  /**
+   * One statement for the batch, fenced by the claim each call was made
+   * under. A bulk delete of the same leads can take their row locks in another
+   * order; PostgreSQL then aborts one side, and the transaction runs again.
+   */
+  protected async moveLeads(batch: readonly Closing[]): Promise<Set<number>> {
+    const moves = batch.filter((c) => c.move !== null).map((c) => ({ ...c.move!, n: c.counts ? 1 : 0 }));
+    if (moves.length === 0) return new Set();
+    const { rows } = await sql<{ seq: number }>`
+      update leads l
+      set status = i."to", attempts = i.prev + i.n, claimed_by = null, claimed_at = null, next_attempt_at = i.next
+      from json_to_recordset(${JSON.stringify(moves)}::json)
+        as i(seq bigint, worker text, "claimedAt" bigint, "from" text, "to" text, prev int, next text, n int)
+      where l.seq = i.seq and l.claimed_by = i.worker and l.claimed_at = i."claimedAt" and l.status = i."from" and l.attempts = i.prev
+      returning l.seq`.execute(this.ex);
     return new Set(rows.map((r) => Number(r.seq)));
   }
 

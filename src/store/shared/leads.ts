@@ -1,9 +1,9 @@
 /** Lead statements written once for both databases; the dialect classes extend this. */
 import { type RawBuilder, sql } from 'kysely';
-import type { Executor } from '../../db/index.js';
-import { precompiled } from '../../db/precompiled.js';
+import type { Db, Executor } from '../../db/index.js';
 import type { LeadStatus } from '../../leads/lifecycle.js';
-import type { ExistingRow, IdentifierRow, LeadRow, LeadStore, Lookup, NewLeadRow, PageJson, StatusCount } from '../leads.js';
+import type { EventItem, EventStore } from '../events.js';
+import type { DeletedLead, ExistingRow, LeadRow, LeadStore, Lookup, NewLeadRow, PageJson, StatusCount } from '../leads.js';
 
 const LEAD_COLUMNS = [
   'seq',
@@ -36,20 +36,53 @@ export interface Keyset {
   order: RawBuilder<unknown>;
 }
 
-export abstract class SharedLeadStore implements LeadStore {
-  constructor(protected readonly ex: Executor) {}
+/** the items of lead.created or lead.deleted events */
+export const leadItems = (leads: readonly { id: string; externalId: string | null }[]): EventItem[] =>
+  leads.map((l) => ({ leadId: l.id, externalId: l.externalId }));
 
-  abstract insertMany(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>>;
+export abstract class SharedLeadStore implements LeadStore {
+  constructor(
+    protected readonly db: Db,
+    /** the executor this store runs on: the database, or a transaction of it */
+    protected readonly ex: Executor,
+    protected readonly events: EventStore,
+  ) {}
+
+  abstract insertOne(campaignId: string, lead: NewLeadRow, now: number): Promise<string | null>;
   abstract findExisting(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<ExistingRow[]>;
-  abstract deleteMany(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<IdentifierRow[]>;
   abstract listPage(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<PageJson>;
+  /** inserts in array order, skipping what the unique indexes refuse; the ids inserted */
+  protected abstract insertRows(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>>;
+  /** deletes the matching leads, returning them */
+  protected abstract deleteRows(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<DeletedLead[]>;
   /** `campaign_id = <campaign>` for a lookup by identifier, as the dialect plans it best */
   protected abstract inCampaign(campaignId: string): RawBuilder<string> | string;
   protected abstract keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: number): Keyset;
 
-  async insertOne(campaignId: string, lead: NewLeadRow, now: number): Promise<string | null> {
-    const { rows } = await insertOneStatement(this.ex, { ...lead, campaignId, now });
-    return rows[0]?.id ?? null;
+  /** this store on another executor (a transaction of the same database) */
+  protected abstract on(ex: Executor): SharedLeadStore;
+
+  /** runs fn in a write transaction: this store's own, or a new one when it runs on the database */
+  protected inWriteTx<T>(fn: (self: this) => Promise<T>): Promise<T> {
+    return this.ex === this.db.kysely ? this.db.writeTx((tx) => fn(this.on(tx) as this)) : fn(this);
+  }
+
+  insertMany(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>> {
+    if (leads.length === 0) return Promise.resolve(new Set());
+    return this.inWriteTx(async (self) => {
+      const inserted = await self.insertRows(campaignId, leads, now);
+      await self.events.append({ type: 'lead.created', campaignId, items: leadItems(leads.filter((l) => inserted.has(l.id))), now });
+      return inserted;
+    });
+  }
+
+  deleteMany(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[], now = Date.now()): Promise<DeletedLead[]> {
+    return this.inWriteTx(async (self) => {
+      const deleted = await self.deleteRows(campaignId, externalIds, phoneNumbers);
+      const items = leadItems(deleted.map((d) => ({ id: d.id, externalId: d.external_id })));
+      await self.events.append({ type: 'lead.deleted', campaignId, items, now });
+      return deleted;
+    });
   }
 
   async exists(campaignId: string, by: Lookup): Promise<boolean> {
@@ -62,13 +95,18 @@ export abstract class SharedLeadStore implements LeadStore {
     return row !== undefined;
   }
 
-  async deleteOne(campaignId: string, by: Lookup): Promise<boolean> {
-    const result = await this.ex
-      .deleteFrom('leads')
-      .where('campaign_id', '=', this.inCampaign(campaignId))
-      .where((eb) => ('externalId' in by ? eb('external_id', '=', by.externalId) : eb('phone_number', '=', by.phoneNumber)))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+  deleteOne(campaignId: string, by: Lookup, now = Date.now()): Promise<boolean> {
+    return this.inWriteTx(async (self) => {
+      const deleted = await self.ex
+        .deleteFrom('leads')
+        .where('campaign_id', '=', this.inCampaign(campaignId))
+        .where((eb) => ('externalId' in by ? eb('external_id', '=', by.externalId) : eb('phone_number', '=', by.phoneNumber)))
+        .returning(['id', 'external_id'])
+        .executeTakeFirst();
+      if (!deleted) return false;
+      await self.events.append({ type: 'lead.deleted', campaignId, items: leadItems([{ id: deleted.id, externalId: deleted.external_id }]), now });
+      return true;
+    });
   }
 
   async page(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<{ leads: LeadRow[]; more: boolean }> {
@@ -110,27 +148,3 @@ export abstract class SharedLeadStore implements LeadStore {
     return rows.map((r) => ({ ...r, n: Number(r.n) }));
   }
 }
-
-// Compiled once (src/db/precompiled.ts), as the list pages are: single create,
-// SQLite, 50 connections, server CPU per request 254 → 215 µs (the rest is
-// mostly SQLite's commit: the WAL write and its checkpoints).
-type InsertOneArgs = { [K in keyof NewLeadRow]: NewLeadRow[K] } & { campaignId: string; now: number };
-const insertOneStatement = precompiled((a: InsertOneArgs, ex) =>
-  ex
-    .insertInto('leads')
-    .values({
-      id: a.id,
-      campaign_id: a.campaignId,
-      phone_number: a.phoneNumber,
-      external_id: a.externalId,
-      metadata: a.metadata,
-      scheduled_for: a.scheduledFor,
-      priority: a.priority,
-      status: 'raw',
-      attempts: 0,
-      created_at: a.now,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .returning('id')
-    .compile(),
-);

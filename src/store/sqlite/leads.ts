@@ -1,9 +1,11 @@
 /** The leads table on SQLite: each bulk is bound as ONE JSON parameter and read with json_each. */
 import { type RawBuilder, sql } from 'kysely';
+import type { Executor } from '../../db/index.js';
 import { precompiled } from '../../db/precompiled.js';
 import type { LeadStatus } from '../../leads/lifecycle.js';
-import type { ExistingRow, IdentifierRow, NewLeadRow, PageJson } from '../leads.js';
-import { type Keyset, SharedLeadStore } from '../shared/leads.js';
+import { KyselyEventStore } from '../events.js';
+import type { DeletedLead, ExistingRow, NewLeadRow, PageJson } from '../leads.js';
+import { type Keyset, leadItems, SharedLeadStore } from '../shared/leads.js';
 
 /**
  * The leads of the campaign whose external_id is in externalIds or whose
@@ -39,6 +41,20 @@ function keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: nu
 }
 
 export class SqliteLeadStore extends SharedLeadStore {
+  protected on(ex: Executor): SqliteLeadStore {
+    return new SqliteLeadStore(this.db, ex, new KyselyEventStore(ex));
+  }
+
+  /** the lead and its event in one immediate transaction (SQLite has no data-modifying CTEs) */
+  insertOne(campaignId: string, lead: NewLeadRow, now: number): Promise<string | null> {
+    return this.inWriteTx(async (self) => {
+      const { rows } = await insertOneStatement(self.ex, { ...lead, campaignId, now });
+      const id = rows[0]?.id ?? null;
+      if (id !== null) await self.events.append({ type: 'lead.created', campaignId, items: leadItems([lead]), now });
+      return id;
+    });
+  }
+
   protected inCampaign(campaignId: string): string {
     return campaignId;
   }
@@ -53,8 +69,7 @@ export class SqliteLeadStore extends SharedLeadStore {
     return rows;
   }
 
-  async insertMany(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>> {
-    if (leads.length === 0) return new Set();
+  protected async insertRows(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>> {
     // "where true" resolves SQLite's parsing ambiguity between INSERT…SELECT and ON CONFLICT.
     const { rows } = await sql<{ id: string }>`
       insert into leads (id, campaign_id, phone_number, external_id, metadata, scheduled_for, priority, status, attempts, created_at)
@@ -65,10 +80,10 @@ export class SqliteLeadStore extends SharedLeadStore {
     return new Set(rows.map((r) => r.id));
   }
 
-  async deleteMany(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<IdentifierRow[]> {
-    const { rows } = await sql<IdentifierRow>`
+  protected async deleteRows(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<DeletedLead[]> {
+    const { rows } = await sql<DeletedLead>`
       delete from leads where seq in (${matching(campaignId, externalIds, phoneNumbers, sql`l.seq`)})
-      returning external_id, phone_number`.execute(this.ex);
+      returning id, external_id, phone_number`.execute(this.ex);
     return rows;
   }
 
@@ -121,3 +136,27 @@ function pageQuery(campaignId: string, status: LeadStatus | undefined, afterSeq:
       ) page
     ) agg`;
 }
+
+// Compiled once (src/db/precompiled.ts), as the list pages are: single create,
+// SQLite, 50 connections, server CPU per request 254 → 215 µs (the rest is
+// mostly SQLite's commit: the WAL write and its checkpoints).
+type InsertOneArgs = { [K in keyof NewLeadRow]: NewLeadRow[K] } & { campaignId: string; now: number };
+const insertOneStatement = precompiled((a: InsertOneArgs, ex) =>
+  ex
+    .insertInto('leads')
+    .values({
+      id: a.id,
+      campaign_id: a.campaignId,
+      phone_number: a.phoneNumber,
+      external_id: a.externalId,
+      metadata: a.metadata,
+      scheduled_for: a.scheduledFor,
+      priority: a.priority,
+      status: 'raw',
+      attempts: 0,
+      created_at: a.now,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .compile(),
+);

@@ -1,7 +1,9 @@
 /** The dialer's claims and attempts on SQLite: one writer at a time, so each step is an immediate transaction. */
 import { type RawBuilder, sql } from 'kysely';
-import type { ClaimedLead, ClaimRequest, PlannedAttempt } from '../queue.js';
-import { CLAIMED_STATUS, type ClaimRow, claimedLeads, iso, SharedQueueStore } from '../shared/queue.js';
+import type { Executor } from '../../db/index.js';
+import { KyselyEventStore } from '../events.js';
+import type { AttemptOpening, ClaimRequest, Closing } from '../queue.js';
+import { CLAIMED_STATUS, type ClaimRow, iso, unheld, SharedQueueStore } from '../shared/queue.js';
 
 /** the due time, exactly as the index expression spells it (migration 0002) */
 const due = sql`coalesce(next_attempt_at, scheduled_for, '')`;
@@ -9,9 +11,9 @@ const inList = (column: string, values: readonly number[]) => sql`${sql.ref(colu
 const inZones = (zones: readonly number[] | null) => (zones === null ? sql`` : sql`and ${inList('local_zones', zones)}`);
 
 /** the highest priority below `below` among the campaign's claimable leads */
-const topPriority = (r: ClaimRequest, below: number) => sql<{ p: number | null }>`
+const topPriority = (campaignId: string, below: number) => sql<{ p: number | null }>`
   select max(priority) as p from leads
-  where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority < ${below}`;
+  where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority < ${below}`;
 
 /**
  * The due leads of one priority, best first. The limit is bound as `? + 0`:
@@ -24,64 +26,109 @@ const dueOfPriority = (r: ClaimRequest, priority: number, limit: number) => sql<
   from leads
   where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority = ${priority}
     and ${due} <= ${iso(r.dueBy ?? r.now)} and attempts < ${r.maxAttempts} + extra_attempts ${inZones(r.openZones)}
+    and ${unheld}
   order by ${due}, seq
   limit ${limit} + 0`;
 
 export class SqliteQueueStore extends SharedQueueStore {
+  protected on(ex: Executor): SqliteQueueStore {
+    return new SqliteQueueStore(this.db, ex, new KyselyEventStore(ex));
+  }
+
   protected inSeqs(seqs: readonly number[]): RawBuilder<unknown> {
     return inList('seq', seqs);
+  }
+
+  /** the priorities present, highest first: one index probe each (a loose index scan, at most 101) */
+  private async *priorities(campaignId: string): AsyncGenerator<number> {
+    let below = Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const p = (await topPriority(campaignId, below).execute(this.ex)).rows[0]?.p;
+      if (p === null || p === undefined) return;
+      yield p;
+      below = p;
+    }
   }
 
   /**
    * "Highest priority first, among due leads" is not one index range: a plain
    * ORDER BY priority DESC would wade through every not-yet-due lead of a
-   * higher priority on every claim. So it walks the priorities present (one
-   * index probe per distinct priority, at most 101) and reads each one's due
-   * range from its start, stopping at the first priorities that fill the
-   * limit. BEGIN IMMEDIATE makes the reads and the update one atomic step.
+   * higher priority on every claim. So it walks the priorities present and
+   * reads each one's due range from its start, stopping at the first
+   * priorities that fill the limit.
    */
-  async claim(r: ClaimRequest): Promise<ClaimedLead[]> {
-    if (r.limit < 1 || r.openZones?.length === 0) return [];
-    const rows = await this.inWriteTx(async (tx) => {
-      const picked: ClaimRow[] = [];
-      let below = Number.MAX_SAFE_INTEGER;
-      while (picked.length < r.limit) {
-        const p = (await topPriority(r, below).execute(tx)).rows[0]?.p;
-        if (p === null || p === undefined) break;
-        picked.push(...(await dueOfPriority(r, p, r.limit - picked.length).execute(tx)).rows);
-        below = p;
-      }
-      if (picked.length > 0) {
-        await sql`update leads
-          set status = ${CLAIMED_STATUS}, claimed_by = ${r.workerId}, claimed_at = ${r.now}, next_attempt_at = ${iso(r.now + r.leaseMs)}
-          where ${inList('seq', picked.map((x) => x.seq))}`.execute(tx);
-      }
-      return picked;
-    });
-    return claimedLeads(rows, r);
+  protected async claimRows(r: ClaimRequest): Promise<ClaimRow[]> {
+    const picked: ClaimRow[] = [];
+    for await (const p of this.priorities(r.campaignId)) {
+      picked.push(...(await dueOfPriority(r, p, r.limit - picked.length).execute(this.ex)).rows);
+      if (picked.length >= r.limit) break;
+    }
+    if (picked.length > 0) {
+      await sql`update leads
+        set status = ${CLAIMED_STATUS}, claimed_by = ${r.workerId}, claimed_at = ${r.now}, next_attempt_at = ${iso(r.now + r.leaseMs)}
+        where ${inList('seq', picked.map((x) => x.seq))}`.execute(this.ex);
+    }
+    return picked;
   }
 
   async claimPlan(r: ClaimRequest): Promise<string[]> {
     const plan = async (q: RawBuilder<unknown>) =>
       (await sql<{ detail: string }>`explain query plan ${q}`.execute(this.ex)).rows.map((x) => x.detail);
-    return [...(await plan(topPriority(r, Number.MAX_SAFE_INTEGER))), ...(await plan(dueOfPriority(r, 0, r.limit)))];
+    return [...(await plan(topPriority(r.campaignId, Number.MAX_SAFE_INTEGER))), ...(await plan(dueOfPriority(r, 0, r.limit)))];
   }
 
-  /** the whole batch is one immediate transaction */
-  protected write(batch: readonly PlannedAttempt[]): Promise<Set<number>> {
-    return this.inWriteTx(async (tx) => {
-      const done = new Set<number>();
-      for (const p of batch) {
-        const { numAffectedRows } = await sql`update leads
-          set status = ${p.to}, attempts = ${p.prev + 1}, claimed_by = null, claimed_at = null, next_attempt_at = ${p.next}
-          where seq = ${p.seq} and claimed_by = ${p.worker} and claimed_at = ${p.claimedAt} and status = ${p.from} and attempts = ${p.prev}`.execute(tx);
-        if (!numAffectedRows) continue;
-        await sql`insert into attempts (lead_id, campaign_id, attempt, started_at, finished_at, success, outcome, phone_number, reason, worker)
-          values (${p.leadId}, ${p.campaignId}, ${p.prev + 1}, ${p.startedAt}, ${p.finishedAt}, ${p.success}, ${p.outcome}, ${p.phone}, ${p.reason}, ${p.worker})`.execute(tx);
-        done.add(p.seq);
-      }
-      return done;
-    });
+  /** the earliest due time after now, over the priorities present (one index probe each) */
+  async nextDue(campaignId: string, now: number): Promise<number | null> {
+    let first: string | null = null;
+    for await (const p of this.priorities(campaignId)) {
+      const { rows } = await sql<{ d: string }>`select ${due} as d from leads
+        where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = ${p} and ${due} > ${iso(now)}
+        order by ${due} limit 1`.execute(this.ex);
+      const d = rows[0]?.d;
+      if (d !== undefined && (first === null || d < first)) first = d;
+    }
+    return first === null ? null : Date.parse(first);
+  }
+
+  protected async openRows(batch: readonly AttemptOpening[]): Promise<Set<string>> {
+    const opened = new Set<string>();
+    for (const o of batch) {
+      const l = o.lead;
+      const { numAffectedRows } = await sql`update leads set claimed_at = claimed_at
+        where seq = ${l.seq} and claimed_by = ${l.claimedBy} and claimed_at = ${l.claimedAt}`.execute(this.ex);
+      if (!numAffectedRows) continue;
+      await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, started_at, success, phone_number, worker,
+          claimed_at, state, counts, deadline_at)
+        select ${o.attemptId}, ${l.id}, id, company_id, ${l.attempts + 1}, ${o.startedAt}, 0, ${o.phoneNumber}, ${l.claimedBy},
+          ${l.claimedAt}, 'open', 1, ${o.deadlineAt}
+        from campaigns where id = ${l.campaignId}`.execute(this.ex);
+      opened.add(o.attemptId);
+    }
+    return opened;
+  }
+
+  protected async closeRows(batch: readonly Closing[], closedBy: string): Promise<Set<string>> {
+    const closed = new Set<string>();
+    for (const c of batch) {
+      const { numAffectedRows } = await sql`update attempts
+        set state = 'closed', closed_by = ${closedBy}, finished_at = ${c.finishedAt}, success = ${c.success ? 1 : 0},
+          outcome = ${c.outcome}, reason = ${c.reason}, duration_seconds = ${c.durationSeconds}, counts = ${c.counts ? 1 : 0}
+        where attempt_id = ${c.attemptId} and state <> 'closed'`.execute(this.ex);
+      if (numAffectedRows) closed.add(c.attemptId);
+    }
+    return closed;
+  }
+
+  protected async moveLeads(batch: readonly Closing[]): Promise<Set<number>> {
+    const moved = new Set<number>();
+    for (const { move: m, counts } of batch) {
+      if (m === null) continue;
+      const { numAffectedRows } = await sql`update leads
+        set status = ${m.to}, attempts = ${m.prev + (counts ? 1 : 0)}, claimed_by = null, claimed_at = null, next_attempt_at = ${m.next}
+        where seq = ${m.seq} and claimed_by = ${m.worker} and claimed_at = ${m.claimedAt} and status = ${m.from} and attempts = ${m.prev}`.execute(this.ex);
+      if (numAffectedRows) moved.add(m.seq);
+    }
+    return moved;
   }
 
   async withoutZones(o: { campaignId?: string; limit: number }) {

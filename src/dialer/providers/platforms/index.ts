@@ -5,7 +5,7 @@ import { twilio } from './twilio.js';
 import type { Platform } from './types.js';
 import { vapi } from './vapi.js';
 
-export { defaultHttpRequester, createHttpRequester } from './http.js';
+export { defaultHttpRequester, createHttpRequester } from '../../../net/http.js';
 export * from './types.js';
 
 export const PLATFORMS: Readonly<Record<Platform['name'], Platform>> = { vapi, retell, bland, twilio };

@@ -9,20 +9,9 @@
  *     API key), so a Bland campaign without --provider-webhook-secret could verify nothing.
  */
 
-/** What leadline tells a provider about one call. */
-export interface CallRequest {
-  /** unique per attempt; never dialled twice */
-  attemptId: string;
-  leadId: string;
-  campaignId: string;
-  /** E.164 */
-  phoneNumber: string;
-  externalId: string | null;
-  /** the lead's metadata object */
-  metadata: Record<string, unknown>;
-  /** 1 for the lead's first attempt */
-  attempt: number;
-}
+import type { CallRef, CallRequest, LookupResult, PlaceResult } from '../types.js';
+
+export type { CallRef, CallRequest, LookupResult, PlaceResult } from '../types.js';
 
 /** The one outcome set of the platform adapters. */
 export const OUTCOMES = ['answered', 'voicemail', 'no-answer', 'busy', 'failed', 'canceled', 'not-placed', 'do-not-call'] as const;
@@ -36,29 +25,6 @@ export type Outcome = (typeof OUTCOMES)[number];
 export function concludes(outcome: Outcome): boolean {
   return outcome === 'answered' || outcome === 'do-not-call';
 }
-
-export type PlaceResult =
-  /** the call is over already (simulate; a webhook receiver answering 200 with the result) */
-  | { kind: 'finished'; success: boolean; outcome: string; reason?: string; durationSeconds?: number; providerCallId?: string }
-  /** the platform accepted the call; its end arrives later by webhook, or by reconciliation */
-  | { kind: 'accepted'; providerCallId: string | null; control?: string } // control: e.g. Vapi's monitor.controlUrl
-  /** clearly refused BEFORE placing (429, concurrency limit, Twilio 20429, connection refused,
-   *  5xx before acceptance): spends no attempt; the dialer retries with backoff */
-  | { kind: 'not-placed'; reason: string; retryAfterMs?: number }
-  /** ambiguous: the request may have reached the platform (timeout after sending, a reset mid
-   *  answer, an unreadable 2xx). The attempt stays open and is reconciled; never re-sent. */
-  | { kind: 'unknown'; reason: string };
-
-export interface CallRef {
-  attemptId: string;
-  providerCallId: string | null;
-  control?: string | null;
-}
-
-export type LookupResult =
-  | { state: 'ended'; outcome: string; success: boolean; reason?: string; durationSeconds?: number }
-  | { state: 'in-progress' }
-  | { state: 'not-found' };
 
 /** One event a platform posted to leadline (a webhook in), already verified. */
 export interface InboundEvent {

@@ -17,23 +17,26 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { HttpAnswer, HttpRequest, HttpRequester } from './types.js';
+import type { HttpAnswer, HttpRequest, HttpRequester } from '../dialer/providers/platforms/types.js';
+import { outboundPolicy, OutboundRefusedError, type OutboundPolicy } from './outbound.js';
 
 /** Vapi's call objects carry the assistant, transcript and messages; a few MiB is a misbehaving server */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export interface RequesterOptions {
   maxAnswerBytes?: number;
+  /** where requests may go; default: the process's (OUTBOUND_ALLOW, src/net/outbound.ts) */
+  outbound?: OutboundPolicy;
 }
 
 export function createHttpRequester(o: RequesterOptions = {}): HttpRequester {
   const maxBytes = o.maxAnswerBytes ?? MAX_ANSWER_BYTES;
-  return (r) => send(r, maxBytes);
+  return (r) => send(r, maxBytes, o.outbound ?? outboundPolicy());
 }
 
 export const defaultHttpRequester: HttpRequester = createHttpRequester();
 
-function send(r: HttpRequest, maxBytes: number): Promise<HttpAnswer> {
+function send(r: HttpRequest, maxBytes: number, policy: OutboundPolicy): Promise<HttpAnswer> {
   return new Promise((resolve) => {
     let url: URL;
     try {
@@ -45,6 +48,9 @@ function send(r: HttpRequest, maxBytes: number): Promise<HttpAnswer> {
       return resolve({ ok: false, reason: `unsupported URL scheme "${url.protocol}"`, sent: false });
     }
     if (r.signal?.aborted) return resolve({ ok: false, reason: 'aborted before sending', sent: false });
+    // an IP literal is checked here; a name is checked on every address its lookup returns (DNS rebinding)
+    const refused = policy.checkUrl(url);
+    if (refused) return resolve({ ok: false, reason: refused, sent: false });
 
     const headers: Record<string, string | number> = { ...r.headers };
     if (r.body !== undefined) headers['content-length'] = Buffer.byteLength(r.body);
@@ -64,7 +70,7 @@ function send(r: HttpRequest, maxBytes: number): Promise<HttpAnswer> {
     const onAbort = () => fail('aborted');
 
     const client = url.protocol === 'https:' ? https : http;
-    const req = client.request(url, { method: r.method, headers, agent: false }, (res) => {
+    const req = client.request(url, { method: r.method, headers, agent: false, lookup: policy.lookup }, (res) => {
       connected = true;
       const chunks: Buffer[] = [];
       let size = 0;
@@ -89,7 +95,7 @@ function send(r: HttpRequest, maxBytes: number): Promise<HttpAnswer> {
         connected = true;
       });
     });
-    req.on('error', (err) => fail(`request failed: ${code(err)}`));
+    req.on('error', (err) => fail(err instanceof OutboundRefusedError ? err.message : `request failed: ${code(err)}`));
     const timer = setTimeout(() => fail(`no answer within ${r.timeoutMs} ms`), r.timeoutMs);
     r.signal?.addEventListener('abort', onAbort, { once: true });
     req.end(r.body);

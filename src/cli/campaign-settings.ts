@@ -1,0 +1,113 @@
+/** The campaign settings as CLI options (create and update share them), and how `campaign show` prints them. */
+import type { Command } from 'commander';
+import { formatRetryDelays } from '../campaigns/retry-delays.js';
+import type { CampaignRow } from '../campaigns/service.js';
+import { type CampaignSettings, parseSetting } from '../campaigns/settings.js';
+import { formatDuration } from '../scheduling/duration.js';
+import { arg } from './context.js';
+
+/** The settings options; each value is checked as it is parsed (exit 2). */
+export function settingsOptions(command: Command): Command {
+  return command
+    .option('--timezone <iana>', 'campaign timezone, e.g. America/New_York (default UTC)', arg(parseSetting.timezone))
+    .option('--hours <spec>', 'calling hours in the campaign timezone (default "mon-fri 09:00-17:00"; "mon-sun 00:00-24:00" = always)', arg(parseSetting.hours))
+    .option('--max-attempts <n>', 'call attempts before a lead is exhausted (default 3)', arg(parseSetting.maxAttempts))
+    .option(
+      '--retry-delay <delay>',
+      'wait after a failed attempt: a duration (0s, 90s, 30m, 1h30m; default 30m) or per outcome, e.g. busy=10m,no-answer=2h,default=30m',
+      arg(parseSetting.retryDelay),
+    )
+    .option('--call-timeout <duration>', 'an attempt with no outcome after this long closes as unknown (default 30m)', arg(parseSetting.callTimeout))
+    .option('--concurrency <n>', 'calls at once for the campaign, across every dialer (default 1)', arg(parseSetting.concurrency))
+    .option('--local-window <HH:MM-HH:MM>', "the called person's allowed local time (default 08:00-21:00; 00:00-24:00 = off)", arg(parseSetting.localWindow))
+    .option('--predial-url <url>', 'predial function (prefetch mode): returns the phone number before each call', arg(parseSetting.predialUrl))
+    .option('--predial-secret <secret>', 'signs predial and webhook requests (HMAC-SHA256)', arg(parseSetting.predialSecret))
+    .option('--provider <name>', 'call provider: simulate or webhook (default simulate)', arg(parseSetting.provider))
+    .option('--provider-url <url>', 'where the webhook provider POSTs each call', arg(parseSetting.providerUrl))
+    .option('--simulate-success <p>', 'simulate provider: probability a call succeeds, 0..1 (default 0.5)', arg(parseSetting.simulateSuccess))
+    .option(
+      '--simulate-failures <mix>',
+      'simulate provider: how failed calls split, shares adding up to 1 (default no-answer=0.6,busy=0.25,voicemail=0.15)',
+      arg(parseSetting.simulateFailures),
+    )
+    .option('--simulate-duration <range>', 'simulate provider: call duration, e.g. 2s or 1s-5s (default 0s)', arg(parseSetting.simulateDuration));
+}
+
+export type SettingsFlags = {
+  timezone?: string;
+  hours?: string;
+  maxAttempts?: number;
+  retryDelay?: Pick<CampaignSettings, 'retry_delay_ms' | 'retry_delays'>;
+  callTimeout?: number;
+  concurrency?: number;
+  localWindow?: string;
+  predialUrl?: string;
+  predialSecret?: string;
+  provider?: string;
+  providerUrl?: string;
+  simulateSuccess?: number;
+  simulateFailures?: string;
+  simulateDuration?: string;
+};
+
+export const toSettings = (o: SettingsFlags): CampaignSettings => ({
+  timezone: o.timezone,
+  hours: o.hours,
+  max_attempts: o.maxAttempts,
+  ...o.retryDelay,
+  call_timeout_ms: o.callTimeout,
+  concurrency: o.concurrency,
+  local_window: o.localWindow,
+  predial_url: o.predialUrl,
+  predial_secret: o.predialSecret,
+  provider: o.provider,
+  provider_url: o.providerUrl,
+  simulate_success: o.simulateSuccess,
+  simulate_failures: o.simulateFailures,
+  simulate_duration: o.simulateDuration,
+});
+
+/** every setting and the pause, secrets left out; the JSON `campaign show --json` prints */
+export function settingsJson(c: CampaignRow) {
+  return {
+    campaignId: c.id,
+    companyId: c.company_id,
+    name: c.name,
+    timezone: c.timezone,
+    hours: c.hours,
+    localWindow: c.local_window,
+    maxAttempts: c.max_attempts,
+    retryDelay: formatRetryDelays(Number(c.retry_delay_ms), c.retry_delays),
+    callTimeout: formatDuration(Number(c.call_timeout_ms)),
+    concurrency: c.concurrency,
+    provider: c.provider,
+    providerUrl: c.provider_url,
+    simulate: { success: c.simulate_success, failures: c.simulate_failures, duration: c.simulate_duration },
+    predialUrl: c.predial_url,
+    predialSigned: c.predial_secret !== null,
+    paused: c.paused_at === null ? null : { since: new Date(Number(c.paused_at)).toISOString(), reason: c.paused_reason },
+  };
+}
+
+/** readable settings, secrets left out */
+export function describe(c: CampaignRow): string {
+  const s = settingsJson(c);
+  const provider =
+    c.provider === 'webhook'
+      ? `webhook ${c.provider_url}`
+      : `${c.provider} (success ${c.simulate_success}; failures ${c.simulate_failures}; duration ${c.simulate_duration})`;
+  return [
+    `campaignId:    ${c.id}`,
+    `name:          ${c.name}`,
+    `timezone:      ${c.timezone}`,
+    `hours:         ${c.hours}`,
+    `local window:  ${c.local_window === '00:00-24:00' ? 'off' : c.local_window}`,
+    `max attempts:  ${c.max_attempts}`,
+    `retry delay:   ${s.retryDelay}`,
+    `call timeout:  ${s.callTimeout}`,
+    `concurrency:   ${c.concurrency}`,
+    `provider:      ${provider}`,
+    `predial:       ${c.predial_url ?? 'none'}${c.predial_url ? (c.predial_secret ? ' (signed)' : ' (unsigned: no secret)') : ''}`,
+    `paused:        ${s.paused ? `since ${s.paused.since}: ${s.paused.reason}` : 'no'}`,
+  ].join('\n');
+}

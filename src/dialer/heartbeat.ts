@@ -1,0 +1,29 @@
+/** Each running dialer says it is alive (the dialers table), so that `leadline dialer status` and the dashboard can tell. */
+import { hostname } from 'node:os';
+import type { Store } from '../store/index.js';
+
+/** rows of dialers that stopped without saying so (killed) are forgotten after this */
+const FORGET_AFTER_MS = 3_600_000;
+
+export interface Beat {
+  id: string;
+  campaignIds: readonly string[] | null;
+  startedAt: number;
+  now: number;
+  callsInFlight: number;
+  lastClaimAt: number | null;
+}
+
+export async function heartbeat(store: Store, b: Beat): Promise<void> {
+  await store.dialers.beat({
+    id: b.id,
+    host: hostname(),
+    pid: process.pid,
+    campaigns: b.campaignIds ? b.campaignIds.join(',') : 'all',
+    started_at: b.startedAt,
+    heartbeat_at: b.now,
+    calls_in_flight: b.callsInFlight,
+    last_claim_at: b.lastClaimAt,
+  });
+  await store.dialers.prune(b.now - FORGET_AFTER_MS);
+}

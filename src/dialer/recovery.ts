@@ -1,0 +1,69 @@
+/**
+ * Attempts nobody follows any more are closed as `unknown`, and lapsed leases
+ * with no attempt are ended. An attempt's: one whose worker
+ * died or stalled (its lease on the lead lapsed) and one whose outcome did not
+ * arrive by its call timeout. An unknown attempt counts, as a failed one does,
+ * and the lead's next attempt, after the retry delay, gets a new attemptId:
+ * the call that may have happened is never dialled again under its id.
+ * Every dialer runs this; closing is conditional (only an attempt not closed
+ * yet), so two dialers sweeping at once close each attempt once.
+ */
+import type { Logger } from 'pino';
+import type { Store } from '../store/index.js';
+import { closingForPending } from './attempts.js';
+
+const BATCH = 200;
+
+export async function recoverStale(store: Store, now: number, log: Logger): Promise<number> {
+  const closed = await closeStale(store, now, log);
+  // then the leases that lapsed before any attempt was written
+  const released = await store.queue.releaseExpired(now);
+  if (released > 0) log.warn({ released }, 'leads whose dialer stopped renewing its claim are due again');
+  return closed + released;
+}
+
+async function closeStale(store: Store, now: number, log: Logger): Promise<number> {
+  let closed = 0;
+  for (;;) {
+    const stale = await store.queue.stale(now, BATCH);
+    if (stale.length === 0) return closed;
+    const closings = stale.map((p) => {
+      const timedOut = p.deadlineAt !== null && p.deadlineAt <= now;
+      const reason = timedOut
+        ? 'no outcome arrived within the call timeout'
+        : 'the dialer placing the call stopped renewing its claim (it crashed or stalled)';
+      return closingForPending(p, { success: false, outcome: 'unknown', reason, durationSeconds: null, counts: true, finishedAt: now });
+    });
+    const byTimeout = closings.filter((_, i) => stale[i]!.deadlineAt !== null && stale[i]!.deadlineAt! <= now);
+    const byRecovery = closings.filter((c) => !byTimeout.includes(c));
+    await store.queue.close(byTimeout, 'timeout', now);
+    await store.queue.close(byRecovery, 'recovery', now);
+    closed += stale.length;
+    for (const p of stale) log.warn({ campaignId: p.campaignId, leadId: p.leadId, attemptId: p.attemptId }, 'attempt closed as unknown');
+    if (stale.length < BATCH) return closed;
+  }
+}
+
+/**
+ * Extends the leases of this worker's calls in flight. A call whose claim is
+ * gone (taken over while the worker stalled: recovery closed its attempt) is
+ * hung up: its signal aborts, and its attempt is recorded with what is known.
+ */
+export async function renewCalls(
+  store: Store,
+  log: Logger,
+  workerId: string,
+  inFlight: ReadonlyMap<number, { lead: { id: string; campaignId: string }; abort: AbortController }>,
+  until: number,
+): Promise<void> {
+  const seqs = [...inFlight.keys()];
+  if (seqs.length === 0) return;
+  const held = await store.queue.renew(workerId, seqs, until);
+  for (const seq of seqs) {
+    const f = inFlight.get(seq);
+    if (f && !held.has(seq) && !f.abort.signal.aborted) {
+      log.warn({ campaignId: f.lead.campaignId, leadId: f.lead.id }, 'dialer: lost the claim of a call in flight; hanging up');
+      f.abort.abort('claim lost');
+    }
+  }
+}

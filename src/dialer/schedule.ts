@@ -1,0 +1,78 @@
+/**
+ * When each campaign is asked for due leads again, so that an idle dialer
+ * costs little whatever the number of campaigns: a campaign with nothing due
+ * waits until its next lead falls due (the store's nextDue), its calling hours
+ * open, the set of zones inside its local window changes, or new leads wake
+ * it (wakeups.ts); at the latest after the idle poll, as a safety net.
+ */
+import { isOpen, nextOpen } from '../scheduling/hours.js';
+import type { Store } from '../store/index.js';
+import type { DialerCampaign } from './campaign.js';
+import { alwaysOpen, openZoneSets } from './local-zones.js';
+
+const MINUTE = 60_000;
+
+export class Schedule {
+  private readonly next = new Map<string, number>();
+  /** per campaign: the zone sets open at its last idle check */
+  private readonly zones = new Map<string, string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly idleMs: number,
+    private readonly fullMs: number,
+  ) {}
+
+  wake(campaignId: string): void {
+    this.next.set(campaignId, 0);
+  }
+
+  private async openZones(c: DialerCampaign, now: number): Promise<string | null> {
+    if (alwaysOpen(c.localWindow)) return null;
+    return (await openZoneSets(this.store, c.localWindow, c.row.local_window, c.timezone, now)).join(',');
+  }
+
+  /** true when the campaign should be asked now */
+  async isDue(c: DialerCampaign, now: number): Promise<boolean> {
+    if ((this.next.get(c.id) ?? 0) <= now) return true;
+    const before = this.zones.get(c.id);
+    if (before === undefined) return false;
+    return (await this.openZones(c, now)) !== before;
+  }
+
+  /** after asking: when to ask again */
+  async after(c: DialerCampaign, result: 'full' | 'idle' | 'closed', now: number): Promise<void> {
+    this.zones.delete(c.id);
+    let at = now + this.idleMs;
+    if (result === 'full') at = now + this.fullMs;
+    else if (result === 'closed') {
+      if (c.row.paused_at === null && !isOpen(c.hours, c.timezone, new Date(now))) {
+        const opens = nextOpen(c.hours, c.timezone, new Date(now));
+        if (opens) at = Math.min(at, opens.getTime());
+      }
+    } else {
+      const due = await this.store.queue.nextDue(c.id, now);
+      if (due !== null) at = Math.min(at, Math.max(due, now + 1));
+      const zones = await this.openZones(c, now);
+      if (zones !== null) this.zones.set(c.id, zones);
+    }
+    this.next.set(c.id, at);
+  }
+
+  /** the next instant any campaign needs asking (at least every minute while a local window may change) */
+  nextCheck(now: number): number {
+    let at = now + this.idleMs;
+    for (const t of this.next.values()) at = Math.min(at, t);
+    if (this.zones.size > 0) at = Math.min(at, (Math.floor(now / MINUTE) + 1) * MINUTE);
+    return at;
+  }
+
+  /** campaigns whose settings changed since the last refresh are asked again at once */
+  refreshed(list: readonly DialerCampaign[], previous: readonly DialerCampaign[]): void {
+    const before = new Map(previous.map((c) => [c.id, c.row]));
+    for (const c of list) {
+      const old = before.get(c.id);
+      if (!old || JSON.stringify(old) !== JSON.stringify(c.row)) this.wake(c.id);
+    }
+  }
+}

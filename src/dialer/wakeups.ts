@@ -1,0 +1,63 @@
+/**
+ * Speed to lead: a running dialer learns of new leads (and of recycled
+ * ones) within moments, without asking every campaign all the time. The
+ * database says something changed (Db.watch: LISTEN/NOTIFY on PostgreSQL,
+ * `PRAGMA data_version` on SQLite); the events table then says which
+ * campaigns (store/events.ts), read from the last row seen on.
+ */
+import type { EventType } from '../store/events.js';
+import type { Store } from '../store/index.js';
+
+const WAKING: readonly EventType[] = ['lead.created', 'lead.status_changed'];
+const BATCH = 500;
+
+export class Wakeups {
+  private lastId = 0;
+  private stopWatching: (() => Promise<void>) | null = null;
+  private reading: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    private readonly store: Store,
+    /** called with the campaigns that have new or recycled leads */
+    private readonly wake: (campaignIds: Set<string>) => void,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    this.lastId = await this.store.events.lastId();
+    this.stopWatching = this.store.watch(() => this.read());
+  }
+
+  /** reads the events since the last one seen; one read at a time, and one more if signalled meanwhile */
+  read(): void {
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = (async () => {
+      do {
+        this.again = false;
+        try {
+          for (;;) {
+            // every type is read, so that the position moves past the attempts' events too
+            const rows = await this.store.events.after(this.lastId, null, BATCH);
+            if (rows.length === 0) break;
+            this.lastId = rows.at(-1)!.id;
+            const woken = rows.filter((r) => WAKING.includes(r.type) && r.campaign_id !== null);
+            if (woken.length > 0) this.wake(new Set(woken.map((r) => r.campaign_id!)));
+            if (rows.length < BATCH) break;
+          }
+        } catch (err) {
+          this.onError(err);
+        }
+      } while (this.again);
+      this.reading = null;
+    })();
+  }
+
+  async stop(): Promise<void> {
+    await this.stopWatching?.();
+    await this.reading;
+  }
+}
