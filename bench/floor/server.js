@@ -23,8 +23,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import SQLite from 'better-sqlite3';
 import pg from 'pg';
+// leadline's own choice of SQLite driver for this Node, and its pragmas
+import { openSqliteFile } from '../../dist/db/sqlite-driver.js';
 
 const dbUrl = process.env.FLOOR_DB ?? '';
 const isPg = dbUrl.startsWith('postgres');
@@ -101,10 +102,7 @@ function openDb() {
     };
   }
   if (!dbUrl.startsWith('sqlite:')) return null;
-  const db = new SQLite(dbUrl.slice('sqlite:'.length));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  const db = openSqliteFile(dbUrl.slice('sqlite:'.length));
   const insert = db.prepare(INSERT_SQLITE);
   const list = db.prepare(LIST_SQLITE);
   const rows = db.prepare(ROWS_SQLITE);

@@ -3,9 +3,9 @@
  * captured from leadline's own repository function (dist/) through a Kysely
  * whose log hook records SQL and parameters, then EXPLAINed with the driver.
  */
-import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { openSqliteConnection, openSqliteFile } from '../../dist/db/sqlite-driver.js';
 
 /** runs fn(kysely) against the store and returns every statement it sent */
 export async function capture(store, fn) {
@@ -14,7 +14,7 @@ export async function capture(store, fn) {
   const dialect =
     store.kind === 'postgres'
       ? new PostgresDialect({ pool: new pg.Pool({ connectionString: store.url, max: 1 }) })
-      : new SqliteDialect({ database: new SQLite(store.url.slice('sqlite:'.length)) });
+      : new SqliteDialect({ database: openSqliteConnection(store.url.slice('sqlite:'.length)) });
   const kysely = new Kysely({ dialect, log });
   try {
     await fn(kysely);
@@ -36,7 +36,7 @@ export async function explain(store, { sql, parameters }) {
       await client.end();
     }
   }
-  const db = new SQLite(store.url.slice('sqlite:'.length), { readonly: true });
+  const db = openSqliteFile(store.url.slice('sqlite:'.length), { readonly: true });
   try {
     return db
       .prepare(`explain query plan ${sql}`)
