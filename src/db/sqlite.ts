@@ -37,7 +37,7 @@ export function openSqlite(path: string): Db {
     watch(onChange, o = {}) {
       let last: number | undefined;
       const timer = setInterval(() => {
-        const version = database.pragma('data_version', { simple: true }) as number;
+        const version = database.raw.pragma('data_version', { simple: true }) as number;
         if (last !== undefined && version !== last) onChange();
         last = version;
       }, o.pollMs ?? 50);
