@@ -35,11 +35,13 @@ export function openSqlite(path: string): Db {
     // reading it costs a few microseconds, so a 50 ms poll is a cheap,
     // cross-process change signal for a file that has no server to notify.
     watch(onChange, o = {}) {
-      let last: number | undefined;
+      const version = () => database.raw.pragma('data_version', { simple: true }) as number;
+      // read now, not at the first tick: a change in between would be missed
+      let last = version();
       const timer = setInterval(() => {
-        const version = database.raw.pragma('data_version', { simple: true }) as number;
-        if (last !== undefined && version !== last) onChange();
-        last = version;
+        const now = version();
+        if (now !== last) onChange();
+        last = now;
       }, o.pollMs ?? 50);
       timer.unref();
       return async () => clearInterval(timer);

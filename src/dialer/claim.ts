@@ -33,8 +33,8 @@ export async function claimDue(store: Store, r: DueClaim): Promise<ClaimedLead[]
 }
 
 /** claimDue, and the campaign's free slots before it (see QueueStore.claimFree) */
-export async function claimDueFree(store: Store, r: DueClaim): Promise<{ leads: ClaimedLead[]; free: number }> {
-  if (r.limit < 1) return { leads: [], free: 0 };
+export async function claimDueFree(store: Store, r: DueClaim): Promise<{ leads: ClaimedLead[]; free: number; awaiting: number }> {
+  if (r.limit < 1) return { leads: [], free: 0, awaiting: 0 };
   const { local: _, ...request } = r;
   return store.queue.claimFree({ ...request, openZones: await openZones(store, r) });
 }

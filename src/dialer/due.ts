@@ -12,6 +12,7 @@ export const DUE_REASONS = [
   'outside hours',
   'local time',
   'claimed by another worker',
+  'campaign paused',
 ] as const;
 export type DueReason = (typeof DUE_REASONS)[number];
 
@@ -23,7 +24,7 @@ export interface DueInput {
   nextAttemptAt: Date | null;
   claimedBy: string | null;
   claimExpiresAt: Date | null;
-  campaign: { hours: WeeklyHours; timezone: string; localWindow: WeeklyHours };
+  campaign: { hours: WeeklyHours; timezone: string; localWindow: WeeklyHours; pausedReason?: string | null };
   /**
    * Zones the called person may be in (zonesForLead). The local window must
    * hold in every one; [] means nothing is known, so the campaign's zone is used.
@@ -34,8 +35,12 @@ export interface DueInput {
 export interface DueExplanation {
   due: boolean;
   reasons: DueReason[];
-  /** Earliest instant >= now when every time-based condition holds; null if never. */
+  /** what a reason needs said besides its name (why the campaign is paused) */
+  details: Partial<Record<DueReason, string>>;
+  /** Earliest instant >= now when every time-based condition holds; null if never (or not while paused). */
   nextDueAt: Date | null;
+  /** the IANA zones the local window is checked in: the lead's, or the campaign's when none is known */
+  zones: string[];
 }
 
 // Each pass can only move forward, so a handful is plenty when the windows
@@ -68,9 +73,15 @@ export function explainDue(input: DueInput, now: Date): DueExplanation {
   if (!isOpen(campaign.hours, campaign.timezone, now)) reasons.push('outside hours');
   if (zones.some((z) => !isOpen(campaign.localWindow, z, now))) reasons.push('local time');
   if (claimed) reasons.push('claimed by another worker');
+  const details: DueExplanation['details'] = {};
+  const paused = typeof campaign.pausedReason === 'string';
+  if (paused) {
+    reasons.push('campaign paused');
+    details['campaign paused'] = campaign.pausedReason!;
+  }
 
-  const nextDueAt = concluded || usedUp ? null : earliestDue(input, zones, now);
-  return { due: reasons.length === 0, reasons, nextDueAt };
+  const nextDueAt = concluded || usedUp || paused ? null : earliestDue(input, zones, now);
+  return { due: reasons.length === 0, reasons, details, nextDueAt, zones };
 }
 
 function earliestDue(input: DueInput, zones: string[], now: Date): Date | null {

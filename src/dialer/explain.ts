@@ -32,7 +32,12 @@ export async function explainLead(
       nextAttemptAt: claimed ? null : date(lead.next_attempt_at),
       claimedBy: lead.claimed_by,
       claimExpiresAt: claimed ? date(lead.next_attempt_at) : null,
-      campaign: { hours: parseHours(campaign.hours), timezone: campaign.timezone, localWindow: parseLocalWindow(campaign.local_window) },
+      campaign: {
+        hours: parseHours(campaign.hours),
+        timezone: campaign.timezone,
+        localWindow: parseLocalWindow(campaign.local_window),
+        pausedReason: campaign.paused_at === null ? null : (campaign.paused_reason ?? 'paused'),
+      },
       leadZones: stored ?? zonesForLead({ phoneNumber: lead.phone_number, metadata: parseMetadata(lead.metadata) }),
     },
     new Date(now),

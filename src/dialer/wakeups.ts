@@ -8,7 +8,8 @@
 import type { EventType } from '../store/events.js';
 import type { Store } from '../store/index.js';
 
-const WAKING: readonly EventType[] = ['lead.created', 'lead.status_changed'];
+/** new leads, recycled ones, and ends of calls (an outcome reported frees a slot) */
+const WAKING: readonly EventType[] = ['lead.created', 'lead.status_changed', 'attempt.finished'];
 const BATCH = 500;
 
 export class Wakeups {
@@ -27,6 +28,8 @@ export class Wakeups {
   async start(): Promise<void> {
     this.lastId = await this.store.events.lastId();
     this.stopWatching = this.store.watch(() => this.read());
+    // what was written between reading the last id and watching
+    this.read();
   }
 
   /** reads the events since the last one seen; one read at a time, and one more if signalled meanwhile */

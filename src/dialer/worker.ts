@@ -230,7 +230,7 @@ export class Dialer {
       if (free <= 0) return 'full';
       if (this.stopping) return 'idle';
       const now = this.now();
-      const { leads, free: campaignFree } = await claimDueFree(this.store, {
+      const { leads, free: campaignFree, awaiting } = await claimDueFree(this.store, {
         campaignId: c.id,
         maxAttempts: c.row.max_attempts,
         workerId: this.workerId,
@@ -250,8 +250,13 @@ export class Dialer {
       for (const lead of leads) this.launch(c, lead);
       // fewer than the slots free campaign-wide: nothing more is due now
       if (leads.length < Math.min(free, campaignFree)) return 'idle';
-      // the campaign's other slots are other dialers' calls: ask again when one may have ended
-      if (leads.length < free) return 'full';
+      if (leads.length < free) {
+        // the campaign's other slots are held: by other dialers' live calls (ask
+        // again when one may have ended), or by outcomes awaited from a provider
+        // (their reports wake the dialer; nothing to ask before)
+        const live = c.row.concurrency - (this.perCampaign.get(c.id) ?? 0) - awaiting;
+        return live > 0 ? 'full' : 'idle';
+      }
     }
   }
 

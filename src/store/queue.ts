@@ -122,8 +122,13 @@ export type DialerLeadRow = LeadTable & LeadDialerColumns;
 export interface QueueStore {
   /** takes up to `limit` due leads (fewer when the campaign's concurrency is reached), best first */
   claim(r: ClaimRequest): Promise<ClaimedLead[]>;
-  /** the same, with the slots the campaign had free before it (Infinity without a concurrency): fewer leads than both means nothing more is due */
-  claimFree(r: ClaimRequest): Promise<{ leads: ClaimedLead[]; free: number }>;
+  /**
+   * The same, with the slots the campaign had free before it (Infinity
+   * without a concurrency; fewer leads than both means nothing more is due),
+   * and, when none was free, how many of the held slots await a reported
+   * outcome rather than a live call.
+   */
+  claimFree(r: ClaimRequest): Promise<{ leads: ClaimedLead[]; free: number; awaiting: number }>;
   /** the plan the database picks for a claim, one line per node (EXPLAIN; the statement is not run) */
   claimPlan(r: ClaimRequest): Promise<string[]>;
   /**

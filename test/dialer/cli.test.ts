@@ -131,9 +131,9 @@ describe('leadline dialer, recycle and lead explain', () => {
     expect(attempts[0]).toMatchObject({ campaignId, success: false, attempt: 1, status: 'exhausted', outcome: expect.any(String) });
     expect(d.logs().at(-1)).toMatchObject({ msg: expect.stringContaining('dialer finished'), attempts: 2 });
 
-    expect(await json(['lead', 'explain', '--campaign', campaignId, '--external-id', 'a'])).toEqual({ due: false, reasons: ['attempts used up'], nextDueAt: null });
+    expect(await json(['lead', 'explain', '--campaign', campaignId, '--external-id', 'a'])).toMatchObject({ due: false, reasons: ['attempts used up'], nextDueAt: null });
     const later = await json(['lead', 'explain', '--campaign', campaignId, '--external-id', 'c']);
-    expect(later).toEqual({ due: false, reasons: ['scheduled later'], nextDueAt: '2099-01-01T00:00:00.000Z' });
+    expect(later).toMatchObject({ due: false, reasons: ['scheduled later'], nextDueAt: '2099-01-01T00:00:00.000Z' });
     const phone = (await leadRow(db, ids[1]!))!.phone_number!;
     const text = await run(['lead', 'explain', '--campaign', campaignId, '--phone', phone]);
     expect(text.stdout).toBe('not due: attempts used up\nit will not be called again unless the campaign is recycled\n');

@@ -109,18 +109,29 @@ export abstract class SharedClaimStore {
     return (await this.claimFree(r)).leads;
   }
 
-  claimFree(r: ClaimRequest): Promise<{ leads: ClaimedLead[]; free: number }> {
-    if (r.limit < 1 || r.openZones?.length === 0) return Promise.resolve({ leads: [], free: r.limit });
+  claimFree(r: ClaimRequest): Promise<{ leads: ClaimedLead[]; free: number; awaiting: number }> {
+    if (r.limit < 1 || r.openZones?.length === 0) return Promise.resolve({ leads: [], free: r.limit, awaiting: 0 });
     return this.inWriteTx(async (self) => {
       const free = r.concurrency === undefined ? Number.POSITIVE_INFINITY : r.concurrency - (await self.inFlight(r.campaignId, r.now));
       const limit = Math.min(r.limit, free);
-      if (limit < 1) return { leads: [], free: Math.max(0, free) };
+      if (limit < 1) return { leads: [], free: Math.max(0, free), awaiting: await self.awaiting(r.campaignId) };
       const leads = claimedLeads(await self.claimRows({ ...r, limit }), r);
       const started = leads.filter((l) => l.previousStatus !== CLAIMED_STATUS);
       const items = started.map((l) => statusItem(l.id, l.externalId, l.previousStatus, CLAIMED_STATUS));
       await self.events.append({ type: 'lead.status_changed', campaignId: r.campaignId, items, now: r.now });
-      return { leads, free };
+      return { leads, free, awaiting: 0 };
     }, `claim:${r.campaignId}`);
+  }
+
+  /** the campaign's calls whose outcome is awaited (taken by a provider for later): slots no live call of a dialer holds */
+  async awaiting(campaignId: string): Promise<number> {
+    const row = await this.ex
+      .selectFrom('attempts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('campaign_id', '=', campaignId)
+      .where('state', '=', 'accepted')
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   async inFlight(campaignId: string, now: number): Promise<number> {

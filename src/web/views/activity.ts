@@ -14,6 +14,7 @@ const REASONS: Record<DueReason, string> = {
   'outside hours': "It is outside the campaign's calling hours.",
   'local time': "It is outside the called person's local window (their time zone comes from the number).",
   'claimed by another worker': 'A dialer is calling it right now.',
+  'campaign paused': 'The campaign is paused: no call is placed until it is resumed.',
 };
 
 const outcome = (a: AttemptRow) => html`<span class="badge ${a.success ? 'concluded' : 'exhausted'}">${a.outcome}</span>`;
@@ -45,7 +46,7 @@ export function leadDialerSection(lead: LeadView, d: LeadDialerView): Html {
   return html`<div class="card">
 <h2>Why is this lead ${e.due ? '' : 'not '}being called?</h2>
 <p>${verdict}</p>
-${e.reasons.length ? html`<ul>${e.reasons.map((r) => html`<li>${REASONS[r] ?? r}</li>`)}</ul>` : ''}
+${e.reasons.length ? html`<ul>${e.reasons.map((r) => html`<li>${REASONS[r] ?? r}${e.details[r] ? html` <span class="muted">(${e.details[r]})</span>` : ''}</li>`)}</ul>` : ''}
 <p class="muted">The same answer as <code>leadline lead explain</code>.</p>
 </div>
 <h2>Attempts</h2>
