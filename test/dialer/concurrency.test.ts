@@ -1,24 +1,21 @@
 /**
- * Real `leadline dialer` processes racing over one PostgreSQL campaign of
- * 10,000 due leads. The webhook provider points at a local server that counts
+ * Real `leadline dialer` processes racing over one campaign of 10,000 due
+ * leads on PostgreSQL (2,000 on SQLite, whose one writer makes it slower). The webhook provider points at a local server that counts
  * every call it receives, so a double dial would be seen where it happens.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateCampaign } from '../../src/campaigns/service.js';
 import type { Store } from '../../src/store/index.js';
-import { createTestStore, type TestStore } from '../helpers/db.js';
-import { serviceAvailable } from '../helpers/services.js';
+import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { type DialerProcess, startDialer } from './dialer-process.js';
 import { ALLOW_STUBS, type Stub, startStub } from './http-stub.js';
 import { makeCampaign, seedMany } from './support.js';
 
-const LEADS = 10_000;
 const WORKERS = 4;
 /** campaign-wide: the four workers share these slots */
 const CONCURRENCY = 64;
-const ready = await serviceAvailable('postgres');
-
-describe.skipIf(!ready)(`${WORKERS} dialer processes over ${LEADS} leads on PostgreSQL`, () => {
+describe.each(await availableStores())(`${WORKERS} dialer processes over one campaign on %s`, (kind) => {
+  const LEADS = kind === 'postgres' ? 10_000 : 2_000;
   let store: TestStore;
   let db: Store;
   let phone: Stub;
@@ -28,11 +25,13 @@ describe.skipIf(!ready)(`${WORKERS} dialer processes over ${LEADS} leads on Post
   const env = () => ({ DATABASE_URL: store.url, LOG_LEVEL: 'warn', PG_POOL_SIZE: '4', ...ALLOW_STUBS });
 
   beforeAll(async () => {
-    store = await createTestStore('postgres');
+    store = await createTestStore(kind);
     db = await store.open();
     phone = await startStub(null, (req) => {
       dials.set(req.body.leadId, (dials.get(req.body.leadId) ?? 0) + 1);
-      return { body: { success: succeed, outcome: succeed ? 'answered' : 'no-answer' } };
+      // each call takes a moment, as a real one would: calls overlap, and a
+      // worker killed mid-run has calls in flight with their attempts open
+      return { body: { success: succeed, outcome: succeed ? 'answered' : 'no-answer' }, delayMs: kind === 'postgres' ? 30 : 150 };
     });
   });
   afterAll(async () => {
@@ -72,7 +71,9 @@ describe.skipIf(!ready)(`${WORKERS} dialer processes over ${LEADS} leads on Post
       expect(dials.size).toBe(LEADS);
       expect(counts()).toEqual(new Map([[round, LEADS]]));
       expect(await statuses(c)).toEqual({ [`attempting/${round}`]: LEADS });
-      // The work was shared: each worker recorded a share of the attempts.
+      // The work was shared. (A worker that finds the campaign's slots taken asks
+      // again after a second, while one that holds them refills them as its calls
+      // end, so the share is not even, and late starters may get none.)
       const perWorker = await db.kysely
         .selectFrom('attempts')
         .select(['worker', (eb) => eb.fn.countAll<number>().as('n')])
@@ -80,7 +81,7 @@ describe.skipIf(!ready)(`${WORKERS} dialer processes over ${LEADS} leads on Post
         .where('attempt', '=', round)
         .groupBy('worker')
         .execute();
-      expect(perWorker).toHaveLength(WORKERS);
+      expect(perWorker.length).toBeGreaterThanOrEqual(2);
     }
   }, 120_000);
 
