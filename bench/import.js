@@ -11,7 +11,7 @@
  *                         100,000 rows take about 9 minutes, by design)
  *   --only-default-limits skip the unlimited runs
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -95,7 +95,14 @@ async function startServer(env) {
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 150; i++) {
     try {
-      if ((await fetch(`${url}/api/health`)).ok) return { url, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) };
+      if ((await fetch(`${url}/api/health`)).ok) {
+        const stop = () =>
+          new Promise((r) => {
+            child.once('exit', r);
+            child.kill('SIGTERM');
+          });
+        return { url, stop };
+      }
     } catch {}
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -46,8 +46,34 @@ const wants = (row) => !onlyRows || onlyRows.includes(String(row));
  * tpRounds × seconds: closed-loop time per side in rows 5 and 6.
  */
 const S = quick
-  ? { bulk: 100, rounds: 2, perRound: 2, list: 800, big: 10_000, page: 1000, pageSamples: 10, tpRounds: 1, seconds: 0.5, warmSeconds: 0.2, dialerWarmSeconds: 1, dialerSeconds: 1 }
-  : { bulk: 1000, rounds: 6, perRound: 10, list: 8000, big: 1_000_000, page: 1000, pageSamples: 100, tpRounds: 3, seconds: 1.5, warmSeconds: 1, dialerWarmSeconds: 3, dialerSeconds: 10 };
+  ? {
+      bulk: 100,
+      rounds: 2,
+      perRound: 2,
+      list: 800,
+      big: 10_000,
+      page: 1000,
+      pageSamples: 10,
+      tpRounds: 1,
+      seconds: 0.5,
+      warmSeconds: 0.2,
+      dialerWarmSeconds: 1,
+      dialerSeconds: 1,
+    }
+  : {
+      bulk: 1000,
+      rounds: 6,
+      perRound: 10,
+      list: 8000,
+      big: 1_000_000,
+      page: 1000,
+      pageSamples: 100,
+      tpRounds: 3,
+      seconds: 1.5,
+      warmSeconds: 1,
+      dialerWarmSeconds: 3,
+      dialerSeconds: 10,
+    };
 /** calls in flight per dialer worker in row 7 (the campaign's concurrency setting) */
 const DIALER_CONCURRENCY = Number(option('dialer-concurrency') ?? 50);
 /** row 6 spreads its load over this many keys, as the calls of many tenants are */
@@ -57,9 +83,7 @@ const started = Date.now();
 const log = (msg) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${msg}\n`);
 const tmp = mkdtempSync(join(tmpdir(), 'leadline-bench-'));
 const cleanups = [];
-const serverOpts = flag('cpu-prof')
-  ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench', 'profiles')}`] }
-  : {};
+const serverOpts = flag('cpu-prof') ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench', 'profiles')}`] } : {};
 if (flag('cpu-prof')) mkdirSync(join(ROOT, 'bench', 'profiles'), { recursive: true });
 
 /** every row of one store: a fresh database, leadline and the floor on it */
@@ -81,7 +105,10 @@ async function benchStore(kind) {
     const t = Date.now();
     // later leads of another campaign follow the million: its last page must not read them
     const later = await store.campaign('bench later');
-    await seedLeads(store, [{ campaignId: campaigns.million, n: S.big }, { campaignId: later, n: S.big / 10 }]);
+    await seedLeads(store, [
+      { campaignId: campaigns.million, n: S.big },
+      { campaignId: later, n: S.big / 10 },
+    ]);
     lastCursor = await lastPageCursor(store, campaigns.million, S.page);
     log(`${kind}: seeded ${(1.1 * S.big).toLocaleString('en-US')} leads in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   }
@@ -91,7 +118,16 @@ async function benchStore(kind) {
   const leadline = await startLeadline({ DATABASE_URL: store.url }, logFile('leadline'), serverOpts);
   const floor = await startFloor(store.url, logFile('floor'));
   const ctx = {
-    kind, S, store, campaigns, leadline, floor, log, logFile, serverOpts, wants,
+    kind,
+    S,
+    store,
+    campaigns,
+    leadline,
+    floor,
+    log,
+    logFile,
+    serverOpts,
+    wants,
     H: { 'x-api-key': key },
     servers: [floor],
     rows: [],
@@ -152,7 +188,14 @@ async function main() {
     }
   } else {
     const why = quick ? 'skipped (--quick)' : flag('no-peer') ? 'skipped (--no-peer)' : 'not installed';
-    rows.push({ n: 9, name: 'peer: Directus over SQLite', store: 'SQLite', leadline: why, met: null, note: 'to include it: node bench/peers/directus/setup.js (see its README.md)' });
+    rows.push({
+      n: 9,
+      name: 'peer: Directus over SQLite',
+      store: 'SQLite',
+      leadline: why,
+      met: null,
+      note: 'to include it: node bench/peers/directus/setup.js (see its README.md)',
+    });
   }
   rows.sort((a, b) => a.n - b.n);
   const seconds = (Date.now() - started) / 1000;

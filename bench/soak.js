@@ -59,7 +59,9 @@ async function freePort() {
 }
 
 function rssMb(pid) {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Math.round(Number(line.replace(/\D+/g, '')) / 1024);
 }
 
@@ -113,7 +115,10 @@ async function main() {
   const { campaigns, keys } = await setup();
   const { child, url } = await startServer(await freePort());
   const stop = () => child.kill('SIGKILL');
-  process.once('SIGINT', () => (stop(), process.exit(130)));
+  process.once('SIGINT', () => {
+    stop();
+    process.exit(130);
+  });
 
   let phone = 2_000_000_000;
   const nextPhone = () => `+1${phone++}`;
@@ -161,15 +166,22 @@ async function main() {
     create: (c) => () => {
       const phoneNumber = nextPhone();
       return {
-        method: 'POST', path: '/api/v1/leads', body: { campaignId: campaigns[c], phoneNumber, metadata: { soak: true } },
-        after: (s) => s === 201 && (told.created++, known[c].push(phoneNumber)),
+        method: 'POST',
+        path: '/api/v1/leads',
+        body: { campaignId: campaigns[c], phoneNumber, metadata: { soak: true } },
+        after: (s) => {
+          if (s !== 201) return;
+          told.created++;
+          known[c].push(phoneNumber);
+        },
       };
     },
     delete: (c) => () => {
       const phoneNumber = known[c].shift();
       if (!phoneNumber) return ops.list(c)();
       return {
-        method: 'DELETE', path: `/api/v1/leads?campaignId=${campaigns[c]}&phoneNumber=${encodeURIComponent(phoneNumber)}`,
+        method: 'DELETE',
+        path: `/api/v1/leads?campaignId=${campaigns[c]}&phoneNumber=${encodeURIComponent(phoneNumber)}`,
         after: (s) => (s === 200 ? told.deleted++ : s === 429 ? known[c].push(phoneNumber) : problems.push(`delete ${phoneNumber}: ${s}`)),
       };
     },
@@ -177,15 +189,23 @@ async function main() {
     bulk: (c) => () => {
       const leads = Array.from({ length: BULK }, () => ({ phoneNumber: nextPhone() }));
       return {
-        method: 'POST', path: '/api/v1/leads/bulk', body: { campaignId: campaigns[c], leads },
-        after: (s, json) => s === 200 && ((told.created += json.data.created), known[c].push(...leads.map((l) => l.phoneNumber))),
+        method: 'POST',
+        path: '/api/v1/leads/bulk',
+        body: { campaignId: campaigns[c], leads },
+        after: (s, json) => {
+          if (s !== 200) return;
+          told.created += json.data.created;
+          known[c].push(...leads.map((l) => l.phoneNumber));
+        },
       };
     },
     bulkDelete: (c) => () => {
       const phones = known[c].splice(0, BULK);
       if (phones.length === 0) return ops.list(c)();
       return {
-        method: 'POST', path: '/api/v1/leads/bulk-delete', body: { campaignId: campaigns[c], leads: phones.map((phoneNumber) => ({ phoneNumber })) },
+        method: 'POST',
+        path: '/api/v1/leads/bulk-delete',
+        body: { campaignId: campaigns[c], leads: phones.map((phoneNumber) => ({ phoneNumber })) },
         after: (s, json) => {
           if (s === 200) told.deleted += json.data.deleted;
           else known[c].push(...phones);
@@ -201,7 +221,9 @@ async function main() {
   const rss = [];
   const t0 = Date.now();
   const interval = 1000 / RPS;
-  console.log(`soak: ${SECONDS} s at ${RPS} requests/s on ${databaseUrl.split(':')[0]}, server pid ${child.pid}, RSS ${rssStart} MB before traffic`);
+  console.log(
+    `soak: ${SECONDS} s at ${RPS} requests/s on ${databaseUrl.split(':')[0]}, server pid ${child.pid}, RSS ${rssStart} MB before traffic`,
+  );
   const pending = new Set();
   for (; tick < SECONDS * RPS; tick++) {
     const due = t0 + tick * interval;
@@ -239,7 +261,9 @@ async function main() {
   let listed = 0;
   for (const campaignId of campaigns) {
     for (let cursor = ''; ; ) {
-      const res = await fetch(`${url}/api/v1/leads?campaignId=${campaignId}&limit=8000${cursor && `&cursor=${cursor}`}`, { headers: { 'x-api-key': keys.auditor } });
+      const res = await fetch(`${url}/api/v1/leads?campaignId=${campaignId}&limit=8000${cursor && `&cursor=${cursor}`}`, {
+        headers: { 'x-api-key': keys.auditor },
+      });
       const { data } = await res.json();
       listed += data.count;
       cursor = data.cursor;
@@ -249,7 +273,10 @@ async function main() {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   const db = openStore(parseDatabaseUrl(databaseUrl), { pgPoolSize: 1 });
-  const { n } = await db.kysely.selectFrom('leads').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const { n } = await db.kysely
+    .selectFrom('leads')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   await db.close();
   const expected = told.created - told.deleted;
 
@@ -263,13 +290,18 @@ async function main() {
   console.log('\nstatuses:', JSON.stringify(Object.fromEntries([...statuses].sort())));
   console.log(`requests: ${tick - skipped} sent, ${skipped} skipped (more than ${MAX_IN_FLIGHT} in flight)`);
   console.log(`RSS: ${rssStart} MB before traffic, ${rssWarm} MB after minute 1, ${rssEnd} MB at the end`);
-  console.log(`latency (non-429): minute ${base + 1} p50 ${percentile(first, 50).toFixed(1)} / p99 ${p99First.toFixed(1)} ms; minute ${minutes.length} p50 ${percentile(last, 50).toFixed(1)} / p99 ${p99Last.toFixed(1)} ms`);
-  console.log(`leads: clients were told ${told.created} created − ${told.deleted} deleted = ${expected}; the API lists ${listed}; the database holds ${Number(n)}`);
+  console.log(
+    `latency (non-429): minute ${base + 1} p50 ${percentile(first, 50).toFixed(1)} / p99 ${p99First.toFixed(1)} ms; minute ${minutes.length} p50 ${percentile(last, 50).toFixed(1)} / p99 ${p99Last.toFixed(1)} ms`,
+  );
+  console.log(
+    `leads: clients were told ${told.created} created − ${told.deleted} deleted = ${expected}; the API lists ${listed}; the database holds ${Number(n)}`,
+  );
 
   const failures = [];
   if (expected !== listed || expected !== Number(n)) failures.push('the final count does not match what the clients were told');
   if (problems.length) failures.push(`${problems.length} failed requests, e.g. ${problems.slice(0, 3).join('; ')}`);
-  if (p99Last > 3 * p99First && p99Last - p99First > 25) failures.push(`p99 drifted from ${p99First.toFixed(1)} to ${p99Last.toFixed(1)} ms`);
+  if (p99Last > 3 * p99First && p99Last - p99First > 25)
+    failures.push(`p99 drifted from ${p99First.toFixed(1)} to ${p99Last.toFixed(1)} ms`);
   if (rssEnd > 1.5 * rssWarm) failures.push(`RSS grew from ${rssWarm} to ${rssEnd} MB`);
   console.log(failures.length ? `\nSOAK FAILED:\n- ${failures.join('\n- ')}` : '\nsoak passed');
   rmSync(tmp, { recursive: true, force: true });

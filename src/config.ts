@@ -8,9 +8,7 @@ import type { KeyObject } from 'node:crypto';
 import { parseSecretKey, SecretKeyError } from './crypto/secrets.js';
 import { type OutboundAllow, OutboundAllowError, parseOutboundAllow } from './net/outbound.js';
 
-export type DatabaseConfig =
-  | { readonly kind: 'sqlite'; readonly path: string }
-  | { readonly kind: 'postgres'; readonly url: string };
+export type DatabaseConfig = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string };
 
 export interface RateLimitConfig {
   /** non-bulk /api/v1 calls per key per minute */
@@ -82,7 +80,7 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   return value;
 }
 
-export function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
+function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
   if (url === undefined || url.trim() === '') return { kind: 'sqlite', path: './data/leadline.db' };
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url };
   if (url.startsWith('sqlite:')) {

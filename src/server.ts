@@ -12,14 +12,16 @@ import { createLogger } from './logger.js';
 import { createRateLimiter } from './ratelimit/index.js';
 import { createUser } from './web/accounts.js';
 
-export interface RunningServer {
+interface RunningServer {
   readonly app: FastifyInstance;
   readonly url: string;
   close(): Promise<void>;
 }
 
 /** On a database with no company at all, make one ready-to-curl demo. */
-async function seedDemo(store: Store): Promise<{ companyId: string; campaignId: string; key: string; email: string; password: string } | null> {
+async function seedDemo(
+  store: Store,
+): Promise<{ companyId: string; campaignId: string; key: string; email: string; password: string } | null> {
   if (await store.companies.any()) return null;
   const { companyId } = await createCompany(store, 'Demo company');
   const { campaignId } = await createCampaign(store, { companyId, name: 'Demo campaign', hours: 'mon-sun 00:00-24:00' });
@@ -28,7 +30,7 @@ async function seedDemo(store: Store): Promise<{ companyId: string; campaignId: 
   return { companyId, campaignId, key, email, password };
 }
 
-export async function startServer(config: Config, opts: { seed?: boolean } = {}): Promise<RunningServer> {
+async function startServer(config: Config, opts: { seed?: boolean } = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const store = openStore(config.database, {
     pgPoolSize: config.pgPoolSize,

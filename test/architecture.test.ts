@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = new URL('../src/', import.meta.url).pathname;
 const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 const sources = files(SRC).map((path) => ({ path: relative(SRC, path), text: readFileSync(path, 'utf8') }));
 const outsideStores = sources.filter((f) => !f.path.startsWith('db/') && !f.path.startsWith('store/'));
 
@@ -29,12 +31,17 @@ describe('the architecture', () => {
     expect(migrations.length).toBeGreaterThan(5);
     for (const m of migrations) {
       const imports = [...m.text.matchAll(/from '([^']+)'/g)].map((x) => x[1]);
-      expect(imports.every((i) => i === 'kysely' || i === '../index.js'), `${m.path} imports ${imports.join(', ')}`).toBe(true);
+      expect(
+        imports.every((i) => i === 'kysely' || i === '../index.js'),
+        `${m.path} imports ${imports.join(', ')}`,
+      ).toBe(true);
     }
   });
 
   it('keeps files under 300 lines, unless their header says why', () => {
-    const long = sources.filter((f) => f.text.split('\n').length > 300 && !/^\/\*\*[\s\S]*?(longer than 300 lines because|auto-generated)/.test(f.text));
+    const long = sources.filter(
+      (f) => f.text.split('\n').length > 300 && !/^\/\*\*[\s\S]*?(longer than 300 lines because|auto-generated)/.test(f.text),
+    );
     expect(long.map((f) => f.path)).toEqual([]);
   });
 });

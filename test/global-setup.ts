@@ -19,7 +19,11 @@ function mtimes(dir: string, ext: string): number[] {
 }
 
 export default function setup(): void {
-  const sources = [...mtimes(join(ROOT, 'src'), '.ts'), ...mtimes(join(ROOT, 'packages/client/src'), '.ts'), statSync(join(ROOT, 'tsconfig.json')).mtimeMs];
+  const sources = [
+    ...mtimes(join(ROOT, 'src'), '.ts'),
+    ...mtimes(join(ROOT, 'packages/client/src'), '.ts'),
+    statSync(join(ROOT, 'tsconfig.json')).mtimeMs,
+  ];
   const built = mtimes(join(ROOT, 'dist'), '.js');
   if (built.length > 0 && Math.max(...sources) <= Math.min(...built)) return;
   process.stderr.write(built.length === 0 ? 'dist/ is missing: building\n' : 'src/ is newer than dist/: building\n');

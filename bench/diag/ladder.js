@@ -27,13 +27,31 @@ try {
   const H = { 'x-api-key': key };
   const path = `/api/v1/leads?campaignId=${A}&limit=1`;
   const leadline = await startLeadline({ DATABASE_URL: store.url }, join(tmp, 'leadline.log'));
-  await fetch(`${leadline.url}/api/v1/leads/bulk`, { method: 'POST', headers: { ...H, 'content-type': 'application/json' }, body: bulkBody(A, 10) });
+  await fetch(`${leadline.url}/api/v1/leads/bulk`, {
+    method: 'POST',
+    headers: { ...H, 'content-type': 'application/json' },
+    body: bulkBody(A, 10),
+  });
   const bytes = Buffer.byteLength(await (await fetch(leadline.url + path, { headers: H })).text());
   const servers = [
     ['node:http (the floor)', await startFloor('', join(tmp, 'floor.log'), { FLOOR_SMALL: JSON.stringify({ GET: [bytes, 200] }) })],
   ];
-  for (const [label, rung] of [['Fastify, bare', 'fastify'], ['+ pino line per request', 'log'], ['+ helmet headers (as leadline)', 'helmet'], ['+ 3 async hooks', 'hooks']]) {
-    servers.push([label, await start(rung, [RUNG], { RUNG: rung, BYTES: String(bytes), LOG_FILE: join(tmp, `${rung}.log`) }, '/health', join(tmp, `${rung}.out`))]);
+  for (const [label, rung] of [
+    ['Fastify, bare', 'fastify'],
+    ['+ pino line per request', 'log'],
+    ['+ helmet headers (as leadline)', 'helmet'],
+    ['+ 3 async hooks', 'hooks'],
+  ]) {
+    servers.push([
+      label,
+      await start(
+        rung,
+        [RUNG],
+        { RUNG: rung, BYTES: String(bytes), LOG_FILE: join(tmp, `${rung}.log`) },
+        '/health',
+        join(tmp, `${rung}.out`),
+      ),
+    ]);
   }
   servers.push(['leadline (auth, limiter, SQLite)', leadline]);
   const make = () => ({ path, headers: H });
@@ -51,7 +69,9 @@ try {
   console.log(`GET answering ${bytes} bytes, 50 connections, ${rounds} × ${seconds} s each, interleaved`);
   for (const [i, [label]] of servers.entries()) {
     const rps = totals[i].answered / totals[i].seconds;
-    console.log(`${label.padEnd(34)} ${String(Math.round(rps)).padStart(7)} req/s  ${(rps / base).toFixed(2)}× floor  ${(totals[i].cpu / totals[i].answered).toFixed(0).padStart(5)} µs CPU/request`);
+    console.log(
+      `${label.padEnd(34)} ${String(Math.round(rps)).padStart(7)} req/s  ${(rps / base).toFixed(2)}× floor  ${(totals[i].cpu / totals[i].answered).toFixed(0).padStart(5)} µs CPU/request`,
+    );
   }
   for (const [, srv] of servers) await srv.stop();
 } finally {

@@ -152,12 +152,25 @@ function rowsToJson(rows) {
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
     out +=
-      (i ? ',{"_id":' : '{"_id":') + q(r.id) + ',"campaignId":' + q(r.campaign_id) +
+      (i ? ',{"_id":' : '{"_id":') +
+      q(r.id) +
+      ',"campaignId":' +
+      q(r.campaign_id) +
       (r.phone_number === null ? '' : ',"phoneNumber":' + q(r.phone_number)) +
       (r.external_id === null ? '' : ',"externalId":' + q(r.external_id)) +
-      ',"metadata":' + r.metadata + ',"status":"' + r.status + '"' +
+      ',"metadata":' +
+      r.metadata +
+      ',"status":"' +
+      r.status +
+      '"' +
       (r.scheduled_for === null ? '' : ',"scheduledFor":' + q(r.scheduled_for)) +
-      ',"priority":' + r.priority + ',"attempts":' + r.attempts + ',"_creationTime":' + r.created_at + '}';
+      ',"priority":' +
+      r.priority +
+      ',"attempts":' +
+      r.attempts +
+      ',"_creationTime":' +
+      r.created_at +
+      '}';
   }
   return out + ']';
 }

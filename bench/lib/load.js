@@ -62,7 +62,14 @@ export async function throughput(url, make, { connections, seconds, server }) {
     // autocannon runs at least about a second whatever `duration` says, and an
     // `amount` run still ends on a sample tick (1 s by default); the smoke
     // run's shorter turns send a fixed number of requests, sampled every 100 ms
-    { url, connections, ...(seconds < 1 ? { amount: connections * 20, sampleInt: 100 } : { duration: seconds }), timeout: 30, headers: JSON_HEADERS, requests: requests(make) },
+    {
+      url,
+      connections,
+      ...(seconds < 1 ? { amount: connections * 20, sampleInt: 100 } : { duration: seconds }),
+      timeout: 30,
+      headers: JSON_HEADERS,
+      requests: requests(make),
+    },
     (_client, status) => statuses.set(status, (statuses.get(status) ?? 0) + 1),
   );
   const answered = [...statuses.values()].reduce((a, b) => a + b, 0);

@@ -14,7 +14,7 @@ const FLOOR = join(ROOT, 'bench', 'floor', 'server.js');
 
 /** Limits high enough that no row but the limiter row is shaped by them (the
  * memory limiter holds one 8-byte slot per admitted hit, so not unbounded). */
-export const GENEROUS_LIMITS = {
+const GENEROUS_LIMITS = {
   RATE_LIMIT_PER_MINUTE: '1000000',
   RATE_LIMIT_PER_HOUR: '1000000',
   RATE_LIMIT_BULK_PER_MINUTE: '100000',

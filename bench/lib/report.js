@@ -11,7 +11,18 @@ const END = '<!-- bench:results:end -->';
 
 const HEAD = ['#', 'figure', 'store', 'leadline', 'p99', 'floor', 'floor p99', 'ratio', 'target', 'met'];
 const met = (m) => (m === true ? 'yes' : m === false ? '**no**' : '–');
-const cells = (r) => [String(r.n), r.name, r.store ?? '', r.leadline ?? '', r.p99 ?? '', r.floor ?? '', r.floorP99 ?? '', r.ratio ?? '', r.target ?? '', met(r.met)];
+const cells = (r) => [
+  String(r.n),
+  r.name,
+  r.store ?? '',
+  r.leadline ?? '',
+  r.p99 ?? '',
+  r.floor ?? '',
+  r.floorP99 ?? '',
+  r.ratio ?? '',
+  r.target ?? '',
+  met(r.met),
+];
 
 function markdown(rows) {
   const lines = [`| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`];
@@ -28,7 +39,7 @@ function git(args) {
   }
 }
 
-export function machine() {
+function machine() {
   const cpus = os.cpus();
   const commit = git(['rev-parse', '--short', 'HEAD']);
   const dirty = git(['status', '--porcelain', '--untracked-files=no']) ? ' + uncommitted changes' : '';
@@ -39,7 +50,10 @@ export function machine() {
     node: process.version,
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     commit: commit ? commit + dirty : 'unknown',
-    load: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+    load: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
   };
 }
 

@@ -2,7 +2,7 @@
 import { median, percentile } from './load.js';
 
 export const fmtMs = (v) => (Number.isFinite(v) ? `${v < 10 ? v.toFixed(2) : v.toFixed(1)} ms` : '–');
-export const fmtRps = (v) => (Number.isFinite(v) ? `${Math.round(v).toLocaleString('en-US')} req/s` : '–');
+const fmtRps = (v) => (Number.isFinite(v) ? `${Math.round(v).toLocaleString('en-US')} req/s` : '–');
 export const fmtRatio = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '–');
 
 /**

@@ -13,7 +13,7 @@ import { createCampaign, createCompany } from '../../dist/campaigns/service.js';
 import { openStore } from '../../dist/store/index.js';
 import { parseDatabaseUrl } from '../../dist/config.js';
 
-export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ALWAYS_OPEN = { hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00' };
 
 async function admin(text) {
@@ -119,8 +119,6 @@ export async function lastPageCursor(store, campaignId, pageSize) {
   const { sql } = await import('kysely');
   const { encodeCursor } = await import('../../dist/leads/cursor.js');
   const { rows } = await sql`
-    select seq from leads where campaign_id = ${campaignId} order by seq desc limit 1 offset ${pageSize}`.execute(
-    store.db.kysely,
-  );
+    select seq from leads where campaign_id = ${campaignId} order by seq desc limit 1 offset ${pageSize}`.execute(store.db.kysely);
   return encodeCursor(Number(rows[0].seq));
 }

@@ -9,7 +9,10 @@ const PATH = '/api/v1/leads/bulk';
 export async function bulkRows(ctx) {
   const { S, H, leadline, floor, campaigns, base, rows, floors, log, wants } = ctx;
   // every body sent, per server, so that row 2 can send them again
-  const sent = new Map([[leadline, []], [floor, []]]);
+  const sent = new Map([
+    [leadline, []],
+    [floor, []],
+  ]);
   const fresh = (srv, campaign) => () => {
     const body = bulkBody(campaign, S.bulk);
     sent.get(srv).push(body);
@@ -19,17 +22,24 @@ export async function bulkRows(ctx) {
     let i = 0;
     return () => ({ method: 'POST', path: PATH, headers: H, body: sent.get(srv)[i++ % sent.get(srv).length] });
   };
-  const sides = [[leadline, campaigns.leadline], [floor, campaigns.floor]];
+  const sides = [
+    [leadline, campaigns.leadline],
+    [floor, campaigns.floor],
+  ];
 
   // Before timing: both sides create, then skip, the same leads, and name the same identifier.
   for (const [srv, campaign] of sides) {
     const body = fresh(srv, campaign)().body;
     const post = async () =>
-      JSON.parse((await fetchText(srv.url + PATH, { method: 'POST', headers: { ...H, 'content-type': 'application/json' }, body })).text).data;
+      JSON.parse((await fetchText(srv.url + PATH, { method: 'POST', headers: { ...H, 'content-type': 'application/json' }, body })).text)
+        .data;
     const first = await post();
     const second = await post();
-    check(`${srv.name} bulk`, first.created === S.bulk && second.skipped === S.bulk && second.created === 0,
-      `expected ${S.bulk} created then ${S.bulk} skipped, got ${first.created} and ${second.skipped}`);
+    check(
+      `${srv.name} bulk`,
+      first.created === S.bulk && second.skipped === S.bulk && second.created === 0,
+      `expected ${S.bulk} created then ${S.bulk} skipped, got ${first.created} and ${second.skipped}`,
+    );
     check(`${srv.name} bulk`, second.skippedIdentifiers[0] === JSON.parse(body).leads[0].externalId, 'skipped identifier');
     await sequential(srv.url, fresh(srv, campaign), 3); // warm-up
   }
@@ -46,9 +56,16 @@ export async function bulkRows(ctx) {
       () => sequential(leadline.url, makeL, S.perRound),
       () => sequential(floor.url, makeF, S.perRound),
     );
-    a.concat(b).forEach((s) => expectStatus(label, s.statuses, 200));
+    for (const s of a.concat(b)) expectStatus(label, s.statuses, 200);
     if (n === 1) floors.bulk = b.flatMap((s) => s.ms);
-    rows.push(latencyRow(base(n, label), a.flatMap((s) => s.ms), b.flatMap((s) => s.ms), 1.3));
+    rows.push(
+      latencyRow(
+        base(n, label),
+        a.flatMap((s) => s.ms),
+        b.flatMap((s) => s.ms),
+        1.3,
+      ),
+    );
   }
   return sent.get(leadline).length * S.bulk;
 }

@@ -55,9 +55,7 @@ async function benchDialer({ api, url, campaignId, workers, concurrency, warmSec
       children.push({ child, exited: new Promise((r) => child.once('exit', r)) });
     }
     const count = async () =>
-      Number(
-        (await sql`select count(*) as n from attempts where campaign_id = ${campaignId}`.execute(db.kysely)).rows[0].n,
-      );
+      Number((await sql`select count(*) as n from attempts where campaign_id = ${campaignId}`.execute(db.kysely)).rows[0].n);
     await new Promise((r) => setTimeout(r, warmSeconds * 1000));
     if (children.some((c) => c.child.exitCode !== null)) throw new Error(`a dialer worker exited; see ${logFile}`);
     const n0 = await count();

@@ -28,7 +28,11 @@ export async function listRow(ctx, have) {
   check('list', bodies[2].text === bodies[0].text, 'the floor (rows + JS) returns other bytes than leadline');
   const get = () => ({ path, headers: H });
   for (const s of [leadline, floor, floorRows]) await sequential(s.url, get, 5);
-  const samples = new Map([[leadline, []], [floor, []], [floorRows, []]]);
+  const samples = new Map([
+    [leadline, []],
+    [floor, []],
+    [floorRows, []],
+  ]);
   for (let round = 0; round < S.rounds; round++) {
     const order = round % 2 ? [floorRows, floor, leadline] : [leadline, floor, floorRows];
     for (const s of order) samples.get(s).push(...(await sequential(s.url, get, S.perRound)).ms);
@@ -61,8 +65,12 @@ export async function pagesRow(ctx, lastCursor) {
   await sequential(leadline.url, alt, 10);
   await sequential(floor.url, alt, 10);
   const perRound = Math.max(2, Math.round(S.pageSamples / S.rounds) * 2);
-  const [a, b] = await interleaved(S.rounds, () => sequential(leadline.url, alt, perRound), () => sequential(floor.url, alt, perRound));
-  a.concat(b).forEach((s) => expectStatus('pages', s.statuses, 200));
+  const [a, b] = await interleaved(
+    S.rounds,
+    () => sequential(leadline.url, alt, perRound),
+    () => sequential(floor.url, alt, perRound),
+  );
+  for (const s of a.concat(b)) expectStatus('pages', s.statuses, 200);
   const l = split(a);
   const f = split(b);
   const ratio = median(l.last) / median(l.first);

@@ -11,17 +11,20 @@ import { startFloor, startLeadline } from '../lib/procs.js';
 import { sum, throughputRow } from '../lib/stats.js';
 import { check, fetchText } from './checks.js';
 
-export const CONNECTIONS = 50;
+const CONNECTIONS = 50;
 
 /** S.tpRounds interleaved closed-loop runs of each side; req/s and CPU per request over all of them */
 async function compare(ctx, label, want, [srvA, makeA], [srvB, makeB]) {
   const { S } = ctx;
-  for (const [srv, make] of [[srvA, makeA], [srvB, makeB]]) {
+  for (const [srv, make] of [
+    [srvA, makeA],
+    [srvB, makeB],
+  ]) {
     await throughput(srv.url, make, { connections: CONNECTIONS, seconds: S.warmSeconds });
   }
   const tp = (srv, make) => () => throughput(srv.url, make, { connections: CONNECTIONS, seconds: S.seconds, server: srv });
   const [a, b] = await interleaved(S.tpRounds, tp(srvA, makeA), tp(srvB, makeB));
-  a.concat(b).forEach((r) => expectStatus(label, r.statuses, want));
+  for (const r of a.concat(b)) expectStatus(label, r.statuses, want);
   const total = (runs) => ({
     rps: sum(runs.map((r) => r.answered)) / sum(runs.map((r) => r.seconds)),
     cpuUs: sum(runs.map((r) => r.cpuUs * r.answered)) / sum(runs.map((r) => r.answered)),

@@ -6,7 +6,7 @@
  */
 import { formatDuration, parseDuration } from '../scheduling/duration.js';
 
-export class RetryDelayError extends Error {}
+class RetryDelayError extends Error {}
 
 const OUTCOME = /^[a-z][a-z0-9-]{0,39}$/;
 
@@ -23,7 +23,10 @@ export function parseRetryDelays(raw: string): RetryDelays {
   const map = new Map<string, number>();
   for (const part of text.split(',').map((p) => p.trim())) {
     const [name, value, extra] = part.split('=').map((s) => s.trim());
-    if (!name || !value || extra !== undefined) throw new RetryDelayError(`expected OUTCOME=DURATION items separated by commas, e.g. busy=10m,no-answer=2h,default=30m; got "${part}"`);
+    if (!name || !value || extra !== undefined)
+      throw new RetryDelayError(
+        `expected OUTCOME=DURATION items separated by commas, e.g. busy=10m,no-answer=2h,default=30m; got "${part}"`,
+      );
     if (!OUTCOME.test(name)) throw new RetryDelayError(`"${name}" is not an outcome name (lowercase letters, digits and -)`);
     if (map.has(name)) throw new RetryDelayError(`"${name}" is given twice`);
     map.set(name, parseDuration(value));

@@ -97,7 +97,11 @@ export const parseSetting = {
   timezone: (raw: string) => rethrow('--timezone', () => validateTimeZone(raw.trim())),
   // Stored in canonical form, so that `explain` and the docs show one spelling.
   hours: (raw: string) => rethrow('--hours', () => formatHours(parseHours(raw))),
-  localWindow: (raw: string) => rethrow('--local-window', () => (parseLocalWindow(raw), raw.trim())),
+  localWindow: (raw: string) =>
+    rethrow('--local-window', () => {
+      parseLocalWindow(raw);
+      return raw.trim();
+    }),
   maxAttempts: (raw: string) => wholeNumber('--max-attempts', raw, MAX_ATTEMPTS),
   /** a plain duration, or per outcome: busy=10m,no-answer=2h,default=30m */
   retryDelay: (raw: string): Pick<CampaignSettings, 'retry_delay_ms' | 'retry_delays'> =>
@@ -115,11 +119,14 @@ export const parseSetting = {
   predialUrl: (raw: string) => httpUrl('--predial-url', raw),
   predialSecret: (raw: string) => (raw === '' ? fail('--predial-secret must not be empty') : raw),
   provider: (raw: string): ProviderName =>
-    (PROVIDERS as readonly string[]).includes(raw) ? (raw as ProviderName) : fail(`--provider must be one of ${PROVIDERS.join(', ')}, got "${raw}"`),
+    (PROVIDERS as readonly string[]).includes(raw)
+      ? (raw as ProviderName)
+      : fail(`--provider must be one of ${PROVIDERS.join(', ')}, got "${raw}"`),
   providerUrl: (raw: string) => httpUrl('--provider-url', raw),
   simulateSuccess: (raw: string) => {
     const p = Number(raw);
-    if (!/^(0|1|0?\.\d+|1\.0*)$/.test(raw) || !(p >= 0 && p <= 1)) fail(`--simulate-success must be a probability from 0 to 1, e.g. 0.3, got "${raw}"`);
+    if (!/^(0|1|0?\.\d+|1\.0*)$/.test(raw) || !(p >= 0 && p <= 1))
+      fail(`--simulate-success must be a probability from 0 to 1, e.g. 0.3, got "${raw}"`);
     return p;
   },
   // Stored in canonical form, like the hours.

@@ -10,27 +10,51 @@ import { arg } from './context.js';
 export function settingsOptions(command: Command): Command {
   return command
     .option('--timezone <iana>', 'campaign timezone, e.g. America/New_York (default UTC)', arg(parseSetting.timezone))
-    .option('--hours <spec>', 'calling hours in the campaign timezone (default "mon-fri 09:00-17:00"; "mon-sun 00:00-24:00" = always)', arg(parseSetting.hours))
+    .option(
+      '--hours <spec>',
+      'calling hours in the campaign timezone (default "mon-fri 09:00-17:00"; "mon-sun 00:00-24:00" = always)',
+      arg(parseSetting.hours),
+    )
     .option('--max-attempts <n>', 'call attempts before a lead is exhausted (default 3)', arg(parseSetting.maxAttempts))
     .option(
       '--retry-delay <delay>',
       'wait after a failed attempt: a duration (0s, 90s, 30m, 1h30m; default 30m) or per outcome, e.g. busy=10m,no-answer=2h,default=30m',
       arg(parseSetting.retryDelay),
     )
-    .option('--call-timeout <duration>', 'an attempt with no outcome after this long closes as unknown (default 30m)', arg(parseSetting.callTimeout))
+    .option(
+      '--call-timeout <duration>',
+      'an attempt with no outcome after this long closes as unknown (default 30m)',
+      arg(parseSetting.callTimeout),
+    )
     .option('--concurrency <n>', 'calls at once for the campaign, across every dialer (default 1)', arg(parseSetting.concurrency))
-    .option('--local-window <HH:MM-HH:MM>', "the called person's allowed local time (default 08:00-21:00; 00:00-24:00 = off)", arg(parseSetting.localWindow))
-    .option('--predial-url <url>', 'predial function (prefetch mode): returns the phone number before each call', arg(parseSetting.predialUrl))
+    .option(
+      '--local-window <HH:MM-HH:MM>',
+      "the called person's allowed local time (default 08:00-21:00; 00:00-24:00 = off)",
+      arg(parseSetting.localWindow),
+    )
+    .option(
+      '--predial-url <url>',
+      'predial function (prefetch mode): returns the phone number before each call',
+      arg(parseSetting.predialUrl),
+    )
     .option('--predial-secret <secret>', 'signs predial and webhook requests (HMAC-SHA256)', arg(parseSetting.predialSecret))
     .option('--provider <name>', 'call provider: simulate or webhook (default simulate)', arg(parseSetting.provider))
     .option('--provider-url <url>', 'where the webhook provider POSTs each call', arg(parseSetting.providerUrl))
-    .option('--simulate-success <p>', 'simulate provider: probability a call succeeds, 0..1 (default 0.5)', arg(parseSetting.simulateSuccess))
+    .option(
+      '--simulate-success <p>',
+      'simulate provider: probability a call succeeds, 0..1 (default 0.5)',
+      arg(parseSetting.simulateSuccess),
+    )
     .option(
       '--simulate-failures <mix>',
       'simulate provider: how failed calls split, shares adding up to 1 (default no-answer=0.6,busy=0.25,voicemail=0.15)',
       arg(parseSetting.simulateFailures),
     )
-    .option('--simulate-duration <range>', 'simulate provider: call duration, e.g. 2s or 1s-5s (default 0s)', arg(parseSetting.simulateDuration));
+    .option(
+      '--simulate-duration <range>',
+      'simulate provider: call duration, e.g. 2s or 1s-5s (default 0s)',
+      arg(parseSetting.simulateDuration),
+    );
 }
 
 export type SettingsFlags = {

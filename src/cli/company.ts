@@ -14,5 +14,4 @@ export function registerCompany(program: Command): void {
         output(o.json, result, `companyId: ${result.companyId}`);
       }),
     );
-
 }

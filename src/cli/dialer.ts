@@ -41,13 +41,21 @@ export function registerDialer(program: Command): void {
     .description('run the dialer: call due leads by priority, schedule and calling hours (SIGTERM drains and exits 0)')
     .option('--campaign <id>', 'serve only this campaign (repeatable; default: all campaigns)', collect)
     .option('--once', 'call everything due now, wait for those calls to finish, and exit')
-    .option('--claim-timeout <duration>', "a dead worker's claims lapse after this; calls in flight renew theirs (default 60s)", arg(duration('--claim-timeout', 1000)))
+    .option(
+      '--claim-timeout <duration>',
+      "a dead worker's claims lapse after this; calls in flight renew theirs (default 60s)",
+      arg(duration('--claim-timeout', 1000)),
+    )
     .option(
       '--poll-interval <duration>',
       'at most how long a campaign with nothing due waits before it is checked again; new leads, due times and calling hours wake it sooner (default 60s)',
       arg(duration('--poll-interval', 1000)),
     )
-    .option('--grace <duration>', 'on SIGTERM, how long calls in flight may take to finish before they are hung up (default 30s)', arg(duration('--grace')))
+    .option(
+      '--grace <duration>',
+      'on SIGTERM, how long calls in flight may take to finish before they are hung up (default 30s)',
+      arg(duration('--grace')),
+    )
     .option('--predial-timeout <duration>', 'how long the predial function may take (default 5s)', arg(duration('--predial-timeout', 1000)))
     .option(
       '--simulate-duration <range>',
@@ -118,7 +126,8 @@ export function registerDialer(program: Command): void {
           lastClaimAt: iso(d.last_claim_at),
         }));
         const lines = live.map(
-          (d) => `${d.id}  host ${d.host}  campaigns ${Array.isArray(d.campaigns) ? d.campaigns.join(',') : d.campaigns}  in flight ${d.callsInFlight}  last claim ${d.lastClaimAt ?? 'never'}`,
+          (d) =>
+            `${d.id}  host ${d.host}  campaigns ${Array.isArray(d.campaigns) ? d.campaigns.join(',') : d.campaigns}  in flight ${d.callsInFlight}  last claim ${d.lastClaimAt ?? 'never'}`,
         );
         output(o.json, live, lines.join('\n') || 'no dialer is running');
       }),

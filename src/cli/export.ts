@@ -13,7 +13,11 @@ export function registerExport(program: Command): void {
     .option('--url <url>', REMOTE_HELP.url)
     .option('--key <key>', `${REMOTE_HELP.key}; read scope is enough`)
     .addOption(new Option('--status <status>', 'only leads in this status').choices(LEAD_STATUSES))
-    .addOption(new Option('--format <format>', 'csv (metadata as one JSON column) or ndjson (one Lead per line)').choices(['csv', 'ndjson']).default('csv'))
+    .addOption(
+      new Option('--format <format>', 'csv (metadata as one JSON column) or ndjson (one Lead per line)')
+        .choices(['csv', 'ndjson'])
+        .default('csv'),
+    )
     .option('--out <file>', 'write to this file instead of stdout')
     .action(async (o) => {
       const client = remoteClient(o);

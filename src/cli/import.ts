@@ -34,7 +34,12 @@ export function registerImport(program: Command): void {
     .requiredOption('--campaign <id>', 'campaign to load the leads into')
     .option('--url <url>', REMOTE_HELP.url)
     .option('--key <key>', `${REMOTE_HELP.key}; needs write scope`)
-    .option('--map <column=field>', 'read COLUMN as phoneNumber, externalId, priority or scheduledFor, as metadata.KEY, or drop it with -; repeatable', collectMap, {})
+    .option(
+      '--map <column=field>',
+      'read COLUMN as phoneNumber, externalId, priority or scheduledFor, as metadata.KEY, or drop it with -; repeatable',
+      collectMap,
+      {},
+    )
     .option('--country <code>', 'normalise local phone numbers to E.164 with this default country, e.g. US', arg(countryCode))
     .option('--rejects <file>', 'CSV of the rejected rows with line and reason (default: FILE.rejects.csv)')
     .option('--restart', 'start over, ignoring the saved state of an unfinished run')
@@ -64,7 +69,9 @@ export function registerImport(program: Command): void {
         if (err instanceof ColumnError || err instanceof StateMismatchError) throw new UsageError(err.message);
         const message = (err as Error).message;
         if (String((err as { code?: unknown }).code).startsWith('CSV_')) {
-          throw new Error(`${file} is not valid CSV: ${message}\n(fix it, then run again with --restart: rows already sent are skipped as duplicates)`);
+          throw new Error(
+            `${file} is not valid CSV: ${message}\n(fix it, then run again with --restart: rows already sent are skipped as duplicates)`,
+          );
         }
         throw new Error(`${message}\n(run the same command again to resume after the last acknowledged chunk)`);
       } finally {

@@ -26,7 +26,8 @@ export function registerKey(program: Command): void {
       withStore(async (store) => {
         const keys = await listKeys(store, o.company);
         const lines = keys.map(
-          (k) => `${k.keyId}  ${k.status.padEnd(7)}  ${k.scope.padEnd(5)}  ${k.campaignId ?? 'all campaigns'}  ${k.name}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}`,
+          (k) =>
+            `${k.keyId}  ${k.status.padEnd(7)}  ${k.scope.padEnd(5)}  ${k.campaignId ?? 'all campaigns'}  ${k.name}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}`,
         );
         output(o.json, keys, lines.join('\n') || 'no keys');
       }),

@@ -25,9 +25,19 @@ export function registerLead(program: Command): void {
       await withStore(async (store) => {
         const r = await explainLead(store, o.campaign, by, Date.now());
         const hasDetails = Object.keys(r.details).length > 0;
-        const json = { due: r.due, reasons: r.reasons, nextDueAt: r.nextDueAt?.toISOString() ?? null, zones: r.zones, ...(hasDetails ? { details: r.details } : {}) };
+        const json = {
+          due: r.due,
+          reasons: r.reasons,
+          nextDueAt: r.nextDueAt?.toISOString() ?? null,
+          zones: r.zones,
+          ...(hasDetails ? { details: r.details } : {}),
+        };
         const reasons = r.reasons.map((x) => (r.details[x] ? `${x} (${r.details[x]})` : x)).join(', ');
-        output(o.json, json, `${r.due ? 'due now' : `not due: ${reasons}\n${nextLine(json)}`}\nlocal time checked in: ${r.zones.join(', ')}`);
+        output(
+          o.json,
+          json,
+          `${r.due ? 'due now' : `not due: ${reasons}\n${nextLine(json)}`}\nlocal time checked in: ${r.zones.join(', ')}`,
+        );
       });
     });
 }

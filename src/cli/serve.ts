@@ -13,5 +13,4 @@ export function registerServe(program: Command): void {
     .command('migrate')
     .description('bring the database schema up to date')
     .action(() => withStore(async () => void process.stdout.write('database is up to date\n')));
-
 }

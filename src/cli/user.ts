@@ -49,7 +49,9 @@ export function registerUser(program: Command): void {
     .action((o) =>
       withStore(async (store) => {
         const users = await listUsers(store, o.company);
-        const lines = users.map((u) => `${u.userId}  ${u.email}  created ${u.createdAt}  ${u.passwordSet ? 'password set' : 'awaiting first sign-in'}`);
+        const lines = users.map(
+          (u) => `${u.userId}  ${u.email}  created ${u.createdAt}  ${u.passwordSet ? 'password set' : 'awaiting first sign-in'}`,
+        );
         output(o.json, users, lines.join('\n') || 'no users');
       }),
     );

@@ -11,7 +11,7 @@
 // (e.g. "mon-sat 08:00-20:00"); a day missing from the spec is a closed day.
 
 /** A rule applies to every telephone solicitation, or only to automated ones. */
-export type RuleScope = 'all' | 'automated';
+type RuleScope = 'all' | 'automated';
 
 export interface RuleSource {
   readonly cite: string;
@@ -20,7 +20,7 @@ export interface RuleSource {
   readonly kind: 'statute' | 'regulation' | 'summary';
 }
 
-export interface StateRulePart {
+interface StateRulePart {
   /**
    * 'automated': calls placed by an automatic dialer or playing a recorded or
    * synthesized voice (what leadline places: auto-dialer, AI voice agent).

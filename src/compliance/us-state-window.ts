@@ -11,9 +11,9 @@ import { FEDERAL_HOURS, FEDERAL_SOURCE, type RuleSource, type StateRule, US_STAT
 /** 'automated': auto-dialled or artificial/prerecorded voice (leadline's calls); 'live': a person dials and talks. */
 export type CallKind = 'automated' | 'live';
 
-export type Day = (typeof DAYS)[number];
+type Day = (typeof DAYS)[number];
 
-export interface HolidayRule {
+interface HolidayRule {
   /** null: no calls on those holidays; else the only local window allowed on them. */
   readonly window: WeeklyHours | null;
   /** Which holidays, in the states' words (one entry per rule part). */
@@ -89,8 +89,7 @@ export function stateWindow(state: string, kind: CallKind = 'automated', at: Dat
     state: rule?.state ?? (typeof state === 'string' ? state.trim().toUpperCase() : ''),
     hours,
     closedDays: closedDaysOf(hours),
-    holidays:
-      holidayWindow === undefined ? null : { window: holidayWindow && intersectHours(holidayWindow, FEDERAL), calendars },
+    holidays: holidayWindow === undefined ? null : { window: holidayWindow && intersectHours(holidayWindow, FEDERAL), calendars },
     sources,
   };
 }

@@ -22,7 +22,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
 
-export const SEALED_PREFIX = 'enc:v1:';
+const SEALED_PREFIX = 'enc:v1:';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
@@ -35,9 +35,13 @@ export class SecretsError extends Error {}
 export function parseSecretKey(raw: string | undefined): KeyObject | undefined {
   const value = raw?.trim();
   if (value === undefined || value === '') return undefined;
-  const bytes = BASE64_32_BYTES.test(value) ? Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64') : null;
+  const bytes = BASE64_32_BYTES.test(value)
+    ? Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64')
+    : null;
   if (!bytes || bytes.length !== KEY_BYTES) {
-    throw new SecretKeyError(`SECRET_KEY must be 32 random bytes in base64 (generate one with: openssl rand -base64 32), got ${value.length} characters that are not`);
+    throw new SecretKeyError(
+      `SECRET_KEY must be 32 random bytes in base64 (generate one with: openssl rand -base64 32), got ${value.length} characters that are not`,
+    );
   }
   return createSecretKey(bytes);
 }
@@ -77,7 +81,8 @@ class SealingSecrets implements Secrets {
     const keyId = rest.slice(0, colon);
     const body = Buffer.from(rest.slice(colon + 1), 'base64url');
     if (colon !== 8 || body.length < IV_BYTES + TAG_BYTES) throw new SecretsError('a sealed secret is malformed');
-    if (keyId !== this.keyId) throw new SecretsError(`a secret was sealed with another SECRET_KEY (key id ${keyId}, this one is ${this.keyId})`);
+    if (keyId !== this.keyId)
+      throw new SecretsError(`a secret was sealed with another SECRET_KEY (key id ${keyId}, this one is ${this.keyId})`);
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, body.subarray(0, IV_BYTES)).setAAD(Buffer.from(context, 'utf8'));
       decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));

@@ -42,7 +42,8 @@ export function precompiled<A extends Record<string, unknown>, R>(
     const slots = query.parameters.map((value) => {
       if (typeof value === 'string' && value.includes(MARK)) {
         const arg = value.slice(MARK.length);
-        if (!value.startsWith(MARK) || !names.includes(arg)) throw new Error(`precompiled: an argument is not bound as a whole value (${JSON.stringify(value)})`);
+        if (!value.startsWith(MARK) || !names.includes(arg))
+          throw new Error(`precompiled: an argument is not bound as a whole value (${JSON.stringify(value)})`);
         return { arg };
       }
       return { value };

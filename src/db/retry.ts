@@ -8,7 +8,7 @@
 const RETRYABLE = new Set(['40P01', '40001']);
 const ATTEMPTS = 3;
 
-export const isRetryable = (err: unknown): boolean => RETRYABLE.has(String((err as { code?: unknown })?.code));
+const isRetryable = (err: unknown): boolean => RETRYABLE.has(String((err as { code?: unknown })?.code));
 
 export async function retrying<T>(fn: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {

@@ -92,7 +92,7 @@ export interface LeadDialerColumns {
 }
 
 /** a set of IANA zones a called person may be in (src/dialer/local-zones.ts) */
-export interface ZoneSetTable {
+interface ZoneSetTable {
   id: Generated<number>;
   /** IANA names joined by one space; '' when unknown (the campaign's zone applies) */
   zones: string;
@@ -152,7 +152,7 @@ export interface DialerTable {
 }
 
 /** the transactional outbox (migration 0009): one row per change, `items` one entry per lead */
-export interface EventTable {
+interface EventTable {
   id: Generated<number>;
   type: string;
   company_id: string;

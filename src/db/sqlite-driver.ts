@@ -75,7 +75,7 @@ interface SqliteOptions {
 }
 
 /** the database file opened with the driver, with leadline's pragmas */
-export function openSqliteFile(path: string, opts: SqliteOptions = {}): BetterSqlite3.Database {
+function openSqliteFile(path: string, opts: SqliteOptions = {}): BetterSqlite3.Database {
   const Database = load(sqliteDriver);
   const database = new Database(path, { readonly: opts.readonly ?? false });
   if (!opts.readonly) {

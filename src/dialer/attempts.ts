@@ -49,10 +49,19 @@ interface MoveFrom {
 function move(m: MoveFrom, e: Ending, retry: RetryDelays): NonNullable<Closing['move']> {
   if (!e.counts) {
     const to = nextStatus(m.from, 'release', { claimedFrom: m.claimedFrom });
-    return { seq: m.seq, worker: m.worker, claimedAt: m.claimedAt, from: m.from, to, prev: m.prev, next: new Date(e.finishedAt + (e.retryInMs ?? 0)).toISOString() };
+    return {
+      seq: m.seq,
+      worker: m.worker,
+      claimedAt: m.claimedAt,
+      from: m.from,
+      to,
+      prev: m.prev,
+      next: new Date(e.finishedAt + (e.retryInMs ?? 0)).toISOString(),
+    };
   }
   const to = nextStatus(m.from, e.success ? 'succeed' : 'fail', { attempts: m.prev + 1, maxAttempts: m.maxAttempts });
-  const next = to === 'attempting' ? new Date(e.finishedAt + retryDelayFor(e.outcome, retry.defaultMs, retry.byOutcome)).toISOString() : null;
+  const next =
+    to === 'attempting' ? new Date(e.finishedAt + retryDelayFor(e.outcome, retry.defaultMs, retry.byOutcome)).toISOString() : null;
   return { seq: m.seq, worker: m.worker, claimedAt: m.claimedAt, from: m.from, to, prev: m.prev, next };
 }
 
@@ -69,8 +78,23 @@ const ending = (attemptId: string, e: Ending) => ({
 /** The close of an attempt the worker made under its own claim. Throws LifecycleError, writing nothing, when the table refuses the move. */
 export function closingFor(lead: ClaimedLead, attemptId: string, e: Ending, retry: RetryDelays): Closing {
   const from = nextStatus(lead.previousStatus, 'claim');
-  const m = { seq: lead.seq, worker: lead.claimedBy, claimedAt: lead.claimedAt, from, claimedFrom: lead.previousStatus, prev: lead.attempts, maxAttempts: lead.maxAttempts };
-  return { ...ending(attemptId, e), campaignId: lead.campaignId, leadId: lead.id, externalId: lead.externalId, attempt: lead.attempts + 1, move: move(m, e, retry) };
+  const m = {
+    seq: lead.seq,
+    worker: lead.claimedBy,
+    claimedAt: lead.claimedAt,
+    from,
+    claimedFrom: lead.previousStatus,
+    prev: lead.attempts,
+    maxAttempts: lead.maxAttempts,
+  };
+  return {
+    ...ending(attemptId, e),
+    campaignId: lead.campaignId,
+    leadId: lead.id,
+    externalId: lead.externalId,
+    attempt: lead.attempts + 1,
+    move: move(m, e, retry),
+  };
 }
 
 /**
@@ -80,13 +104,31 @@ export function closingFor(lead: ClaimedLead, attemptId: string, e: Ending, retr
  * at 0 attempts was claimed from raw.
  */
 export function closingForPending(p: PendingAttempt, e: Ending): Closing {
-  const base = { ...ending(p.attemptId, e), campaignId: p.campaignId, leadId: p.leadId, externalId: p.lead?.externalId ?? null, attempt: p.attempt };
+  const base = {
+    ...ending(p.attemptId, e),
+    campaignId: p.campaignId,
+    leadId: p.leadId,
+    externalId: p.lead?.externalId ?? null,
+    attempt: p.attempt,
+  };
   if (p.lead === null) return { ...base, move: null };
   const l = p.lead;
   const claimedFrom: LeadStatus = l.attempts === 0 ? 'raw' : 'attempting';
-  const m = { seq: l.seq, worker: p.worker, claimedAt: p.claimedAt, from: l.status, claimedFrom, prev: l.attempts, maxAttempts: p.campaign.maxAttempts + l.extraAttempts };
+  const m = {
+    seq: l.seq,
+    worker: p.worker,
+    claimedAt: p.claimedAt,
+    from: l.status,
+    claimedFrom,
+    prev: l.attempts,
+    maxAttempts: p.campaign.maxAttempts + l.extraAttempts,
+  };
   // a lead no longer held, or not attempting, is left alone: the fence of the move refuses it
-  if (l.status !== 'attempting') return { ...base, move: { seq: l.seq, worker: p.worker, claimedAt: p.claimedAt, from: l.status, to: l.status, prev: l.attempts, next: null } };
+  if (l.status !== 'attempting')
+    return {
+      ...base,
+      move: { seq: l.seq, worker: p.worker, claimedAt: p.claimedAt, from: l.status, to: l.status, prev: l.attempts, next: null },
+    };
   return { ...base, move: move(m, e, { defaultMs: p.campaign.retryDelayMs, byOutcome: p.campaign.retryDelays }) };
 }
 
@@ -115,7 +157,10 @@ export const planAttempt = (lead: ClaimedLead, a: AttemptRecord, attemptId = new
 /** Opens and closes an attempt at once: a call whose outcome was known before it was written (tests, tools). */
 export async function recordAttempt(store: Store, lead: ClaimedLead, a: AttemptRecord): Promise<AttemptResult> {
   const closing = planAttempt(lead, a);
-  const [opened] = await store.queue.open([{ attemptId: closing.attemptId, lead, phoneNumber: a.phoneNumber, startedAt: a.startedAt, deadlineAt: a.finishedAt }], a.startedAt);
+  const [opened] = await store.queue.open(
+    [{ attemptId: closing.attemptId, lead, phoneNumber: a.phoneNumber, startedAt: a.startedAt, deadlineAt: a.finishedAt }],
+    a.startedAt,
+  );
   if (opened !== 'opened') return { result: opened! };
   return (await store.queue.close([closing], 'dialer', a.finishedAt))[0]!;
 }

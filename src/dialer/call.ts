@@ -33,7 +33,14 @@ export interface CallDeps {
 
 export type LeadOutcome =
   /** the call is over and its attempt closed */
-  | ({ kind: 'attempt'; attemptId: string; success: boolean; outcome: string; reason: string | null; phoneNumber: string | null } & AttemptResult)
+  | ({
+      kind: 'attempt';
+      attemptId: string;
+      success: boolean;
+      outcome: string;
+      reason: string | null;
+      phoneNumber: string | null;
+    } & AttemptResult)
   /** the provider took the call (or may have): its outcome is reported later, or it closes as unknown at the call timeout */
   | { kind: 'awaiting'; attemptId: string; reason: string | null }
   /** nothing was placed: no attempt is spent, and the lead is due again after a backoff */
@@ -116,17 +123,39 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
 
   const finish = async (e: Ending): Promise<AttemptResult> => deps.close(closingFor(lead, attemptId, e, campaign.retry));
   if (predialFailure !== null) {
-    const e = { success: false, outcome: 'predial-failed', reason: predialFailure, durationSeconds: null, counts: true, finishedAt: deps.now() };
+    const e = {
+      success: false,
+      outcome: 'predial-failed',
+      reason: predialFailure,
+      durationSeconds: null,
+      counts: true,
+      finishedAt: deps.now(),
+    };
     return { kind: 'attempt', attemptId, ...e, phoneNumber, ...(await finish(e)) };
   }
   const result: PlaceResult = await campaign.provider.place(
-    { attemptId, leadId: lead.id, campaignId: lead.campaignId, phoneNumber: phoneNumber!, externalId: lead.externalId, metadata, attempt: lead.attempts + 1 },
+    {
+      attemptId,
+      leadId: lead.id,
+      campaignId: lead.campaignId,
+      phoneNumber: phoneNumber!,
+      externalId: lead.externalId,
+      metadata,
+      attempt: lead.attempts + 1,
+    },
     signal,
   );
   switch (result.kind) {
     case 'finished': {
       await deps.placed(campaign);
-      const e = { success: result.success, outcome: result.outcome, reason: result.reason ?? null, durationSeconds: result.durationSeconds ?? null, counts: true, finishedAt: deps.now() };
+      const e = {
+        success: result.success,
+        outcome: result.outcome,
+        reason: result.reason ?? null,
+        durationSeconds: result.durationSeconds ?? null,
+        counts: true,
+        finishedAt: deps.now(),
+      };
       return { kind: 'attempt', attemptId, ...e, phoneNumber, ...(await finish(e)) };
     }
     case 'accepted':
@@ -141,7 +170,15 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
     }
     case 'not-placed': {
       const retryInMs = await deps.notPlaced(campaign, result.reason, result.retryAfterMs);
-      const e = { success: false, outcome: 'not-placed', reason: result.reason, durationSeconds: null, counts: false, finishedAt: deps.now(), retryInMs };
+      const e = {
+        success: false,
+        outcome: 'not-placed',
+        reason: result.reason,
+        durationSeconds: null,
+        counts: false,
+        finishedAt: deps.now(),
+        retryInMs,
+      };
       return { kind: 'not placed', attemptId, reason: result.reason, retryInMs, ...(await finish(e)) };
     }
   }

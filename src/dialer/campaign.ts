@@ -19,7 +19,7 @@ export interface DialerCampaign {
 }
 
 /** Throws when a setting cannot be used (a row written around the CLI's validation). */
-export function toDialerCampaign(row: CampaignRow, providers: ProviderOptions): DialerCampaign {
+function toDialerCampaign(row: CampaignRow, providers: ProviderOptions): DialerCampaign {
   return {
     id: row.id,
     row,

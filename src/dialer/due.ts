@@ -5,7 +5,7 @@
 import type { LeadStatus } from '../leads/lifecycle.js';
 import { isOpen, nextOpen, type WeeklyHours } from '../scheduling/hours.js';
 
-export const DUE_REASONS = [
+const DUE_REASONS = [
   'already concluded',
   'attempts used up',
   'scheduled later',

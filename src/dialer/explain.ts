@@ -16,7 +16,11 @@ export async function explainLead(
   const campaign = await store.campaigns.byId(campaignId);
   if (!campaign) throw new AppError('not_found', `campaign ${campaignId} not found`);
   const lead = await store.queue.find(campaignId, by);
-  if (!lead) throw new AppError('not_found', `no lead with ${'externalId' in by ? `externalId ${by.externalId}` : `phone number ${by.phoneNumber}`} in campaign ${campaignId}`);
+  if (!lead)
+    throw new AppError(
+      'not_found',
+      `no lead with ${'externalId' in by ? `externalId ${by.externalId}` : `phone number ${by.phoneNumber}`} in campaign ${campaignId}`,
+    );
   const date = (iso: string | null) => (iso === null ? null : new Date(iso));
   // While a claim is held, next_attempt_at is the claim's expiry (store/queue.ts).
   const claimed = lead.claimed_by !== null;

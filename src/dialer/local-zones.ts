@@ -30,11 +30,11 @@ import type { ZoneStore } from '../store/zones.js';
 import { zonesForLead } from './phone-timezone.js';
 
 /** the zone set text of a lead: its zones joined by one space, '' when none is known */
-export const zoneSetKey = (lead: { phoneNumber: string | null; metadata: string }): string =>
+const zoneSetKey = (lead: { phoneNumber: string | null; metadata: string }): string =>
   zoneSetKeyOf(zonesForLead({ phoneNumber: lead.phoneNumber, metadata: parseMetadata(lead.metadata) }));
 
 export const zoneSetKeyOf = (zones: readonly string[]): string => zones.join(' ');
-export const zonesOfKey = (key: string): string[] => (key === '' ? [] : key.split(' '));
+const zonesOfKey = (key: string): string[] => (key === '' ? [] : key.split(' '));
 
 const FILL_BATCH = 2000;
 
@@ -125,7 +125,13 @@ export const alwaysOpen = (window: WeeklyHours): boolean =>
  * open on its own clock, the campaign's zone for the empty set. The same rule
  * as explainDue's "local time" (due.ts), from the same zones.
  */
-export async function openZoneSets(store: Store, window: WeeklyHours, windowKey: string, campaignTimezone: string, now: number): Promise<number[]> {
+export async function openZoneSets(
+  store: Store,
+  window: WeeklyHours,
+  windowKey: string,
+  campaignTimezone: string,
+  now: number,
+): Promise<number[]> {
   const c = cacheOf(store.zones);
   if (performance.now() - c.readAt >= REREAD_MS) await reread(store.zones, c);
   // Windows are whole minutes of wall-clock time and zone offsets whole

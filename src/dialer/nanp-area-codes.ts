@@ -30,7 +30,7 @@
 // exchanges and the zone lines of 49 CFR part 71 and tzdata's northamerica
 // file.
 
-export type Country = 'US' | 'CA';
+type Country = 'US' | 'CA';
 
 export interface NanpRegion {
   readonly name: string;

@@ -11,7 +11,7 @@ import type { DialerCampaign } from './campaign.js';
 
 const BACKOFF_MS = 30_000;
 const BACKOFF_MAX_MS = 15 * 60_000;
-export const PAUSE_AFTER = 20;
+const PAUSE_AFTER = 20;
 
 export class NotPlacedRuns {
   /** campaigns with calls not placed since their settings were last read */
@@ -32,7 +32,10 @@ export class NotPlacedRuns {
     const run = await this.store.campaigns.notPlaced(c.id);
     if (run >= this.pauseAfter) {
       await this.store.campaigns.pause(c.id, `${run} calls in a row could not be placed; the last: ${reason}`, this.now());
-      this.log.error({ campaignId: c.id, reason }, 'dialer: campaign paused: calls could not be placed (leadline campaign resume clears it)');
+      this.log.error(
+        { campaignId: c.id, reason },
+        'dialer: campaign paused: calls could not be placed (leadline campaign resume clears it)',
+      );
       this.paused();
     }
     const backoff = Math.min(BACKOFF_MS * 2 ** Math.min(run - 1, 10), BACKOFF_MAX_MS);

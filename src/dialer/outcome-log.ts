@@ -27,7 +27,10 @@ export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, 
       log.warn({ ...base, why: r.why }, r.why === 'gone' ? 'not called: the lead was deleted' : 'not called: the claim was lost');
       return;
     case 'awaiting':
-      log.info({ ...base, attemptId: r.attemptId, ms, ...(r.reason ? { reason: r.reason } : {}) }, 'call handed over; its outcome comes later');
+      log.info(
+        { ...base, attemptId: r.attemptId, ms, ...(r.reason ? { reason: r.reason } : {}) },
+        'call handed over; its outcome comes later',
+      );
       return;
     case 'not placed':
       log.warn({ ...base, attemptId: r.attemptId, reason: r.reason, retryInMs: r.retryInMs, ms }, 'call not placed; no attempt spent');
@@ -36,10 +39,30 @@ export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, 
       if (r.result === 'recorded') {
         summary.attempts++;
         if (r.status === 'concluded') summary.concluded++;
-        log.info({ ...base, attemptId: r.attemptId, attempt: r.attempt, outcome: r.outcome, success: r.success, reason: r.reason, status: r.status, ms }, 'attempt');
+        log.info(
+          {
+            ...base,
+            attemptId: r.attemptId,
+            attempt: r.attempt,
+            outcome: r.outcome,
+            success: r.success,
+            reason: r.reason,
+            status: r.status,
+            ms,
+          },
+          'attempt',
+        );
       } else {
-        const why = r.result === 'gone' ? 'the lead was deleted during the call' : r.result === 'claim lost' ? 'the claim was lost' : 'it was closed already';
-        log.warn({ ...base, attemptId: r.attemptId, outcome: r.outcome, success: r.success, reason: r.reason, ms, result: r.result }, `attempt recorded; the lead was not moved: ${why}`);
+        const why =
+          r.result === 'gone'
+            ? 'the lead was deleted during the call'
+            : r.result === 'claim lost'
+              ? 'the claim was lost'
+              : 'it was closed already';
+        log.warn(
+          { ...base, attemptId: r.attemptId, outcome: r.outcome, success: r.success, reason: r.reason, ms, result: r.result },
+          `attempt recorded; the lead was not moved: ${why}`,
+        );
       }
   }
 }

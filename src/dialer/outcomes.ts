@@ -10,7 +10,7 @@ import type { LeadStatus } from '../leads/lifecycle.js';
 import type { Store } from '../store/index.js';
 import { closingForPending } from './attempts.js';
 
-export const OUTCOME_MESSAGES = {
+const OUTCOME_MESSAGES = {
   notFound: 'Attempt not found',
   repeat: 'Outcome already recorded for this attempt',
 } as const;
@@ -28,8 +28,15 @@ export interface OutcomeRecorded {
   leadStatus: LeadStatus | null;
 }
 
-export async function reportOutcome(store: Store, p: Access, attemptId: string, report: OutcomeReport, now: number): Promise<OutcomeRecorded> {
-  const reachable = (a: { companyId: string; campaignId: string }) => a.companyId === p.companyId && (p.campaignId === null || p.campaignId === a.campaignId);
+export async function reportOutcome(
+  store: Store,
+  p: Access,
+  attemptId: string,
+  report: OutcomeReport,
+  now: number,
+): Promise<OutcomeRecorded> {
+  const reachable = (a: { companyId: string; campaignId: string }) =>
+    a.companyId === p.companyId && (p.campaignId === null || p.campaignId === a.campaignId);
   const pending = await store.queue.pending(attemptId);
   if (!pending || !reachable(pending)) {
     // closed already: a repeat of a report is a conflict; anything else is not awaiting one

@@ -13,7 +13,7 @@ import { phoneNumber } from '../leads/schemas.js';
 import { signedPost } from './signed-post.js';
 
 /** the same rule the API applies to phoneNumber */
-export const E164 = new RegExp(phoneNumber.pattern);
+const E164 = new RegExp(phoneNumber.pattern);
 
 export interface PredialRequest {
   url: string;

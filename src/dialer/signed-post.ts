@@ -15,7 +15,7 @@ import https from 'node:https';
 import { outboundPolicy, OutboundRefusedError, type OutboundPolicy } from '../net/outbound.js';
 import { standardWebhookHeaders } from '../net/standard-webhooks.js';
 
-export const SIGNATURE_HEADER = 'X-Leadline-Signature';
+const SIGNATURE_HEADER = 'X-Leadline-Signature';
 /** answers are a few fields; anything bigger is a misbehaving endpoint */
 const MAX_ANSWER_BYTES = 64 * 1024;
 

@@ -66,7 +66,7 @@ async function wakeOrWait(woken: Promise<void>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-export const newWorkerId = () => `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+const newWorkerId = () => `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
 const HEARTBEAT_MS = 5000;
 const RECOVERY_MS = 5000;
@@ -206,7 +206,10 @@ export class Dialer {
   /** Runs a claim loop; returns once it has ended and every call it started is over. */
   private async session(loop: () => Promise<void>): Promise<void> {
     const renewing = setInterval(
-      () => void this.renew().catch((err) => this.log.error({ err }, 'dialer: renewing claims failed; they lapse at their timeout unless a later renewal succeeds')),
+      () =>
+        void this.renew().catch((err) =>
+          this.log.error({ err }, 'dialer: renewing claims failed; they lapse at their timeout unless a later renewal succeeds'),
+        ),
       Math.max(50, Math.floor(this.claimTimeoutMs / 3)),
     );
     renewing.unref();
@@ -230,7 +233,11 @@ export class Dialer {
       if (free <= 0) return 'full';
       if (this.stopping) return 'idle';
       const now = this.now();
-      const { leads, free: campaignFree, awaiting } = await claimDueFree(this.store, {
+      const {
+        leads,
+        free: campaignFree,
+        awaiting,
+      } = await claimDueFree(this.store, {
         campaignId: c.id,
         maxAttempts: c.row.max_attempts,
         workerId: this.workerId,

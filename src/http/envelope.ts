@@ -7,10 +7,7 @@ export function sendOk(reply: FastifyReply, status: number, data: unknown): Fast
 
 /** a success whose data is JSON text already (the list page, built by the database) */
 export function sendOkRaw(reply: FastifyReply, dataJson: string): FastifyReply {
-  return reply
-    .code(200)
-    .type('application/json; charset=utf-8')
-    .send(`{"success":true,"data":${dataJson},"error":null}`);
+  return reply.code(200).type('application/json; charset=utf-8').send(`{"success":true,"data":${dataJson},"error":null}`);
 }
 
 export const failure = (error: string, extra: Record<string, unknown> = {}) => ({

@@ -47,19 +47,16 @@ export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
   if (typeof e?.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
   const message = typeof e?.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/.test(
+    message,
+  );
 }
 
 function toAppError(err: FastifyError, request: FastifyRequest, bodyLimit: number): AppError | null {
   if (err instanceof AppError) return err;
   if (err.validation) {
-    const max = request.url.includes('/bulk-delete')
-      ? 'Maximum 1000 leads per bulk delete request'
-      : 'Maximum 1000 leads per bulk request';
-    return new AppError(
-      'validation',
-      schemaErrorMessage(err.validation as unknown as SchemaError[], err.validationContext ?? 'body', max),
-    );
+    const max = request.url.includes('/bulk-delete') ? 'Maximum 1000 leads per bulk delete request' : 'Maximum 1000 leads per bulk request';
+    return new AppError('validation', schemaErrorMessage(err.validation as unknown as SchemaError[], err.validationContext ?? 'body', max));
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

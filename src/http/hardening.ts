@@ -25,14 +25,16 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
  * in the envelope. Unlike Fastify's default it logs nothing: that logged the
  * raw request, x-api-key header included, and a flood of these is no news.
  */
-export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'Bad request'];
   // As Node itself does: once a response has begun on this socket, a second one would corrupt it.
   const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !response?.headersSent) {
     const body = JSON.stringify(failure(message));
-    const headers = Object.entries(BARE_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const headers = Object.entries(BARE_HEADERS)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n${headers}` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

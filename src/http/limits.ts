@@ -66,7 +66,7 @@ export async function enforce(
 }
 
 /** a key's counted hit, kept on the request so that a body refused unread or unparsed can give it back */
-export interface CountedHit {
+interface CountedHit {
   readonly bucket: string;
   readonly windows: readonly Window[];
   readonly ticket: string;
@@ -80,8 +80,7 @@ declare module 'fastify' {
 }
 
 /** the body checks whose refusals cost a key nothing: over the size limit, or nested too deep */
-const isBodyRefusal = (err: { code?: unknown }): boolean =>
-  err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err instanceof BodyTooDeepError;
+const isBodyRefusal = (err: { code?: unknown }): boolean => err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err instanceof BodyTooDeepError;
 
 /**
  * onError hook: a body refused for its size (read past the limit, when no

@@ -7,7 +7,11 @@ export const DIALER_COMPONENTS: readonly Schema[] = [
     ...object({
       attemptId: { type: 'string' },
       recorded: { const: true },
-      leadStatus: { type: ['string', 'null'], enum: ['raw', 'attempting', 'exhausted', 'concluded', null], description: "the lead's status after it; null when the lead was deleted or is held by another call" },
+      leadStatus: {
+        type: ['string', 'null'],
+        enum: ['raw', 'attempting', 'exhausted', 'concluded', null],
+        description: "the lead's status after it; null when the lead was deleted or is held by another call",
+      },
     }),
   },
 ];

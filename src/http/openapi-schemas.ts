@@ -107,10 +107,9 @@ export const COMPONENTS: readonly Schema[] = [
   },
 ];
 
-export const envelope = (data: Schema): Schema =>
-  object({ success: { const: true }, data, error: { type: 'null' } });
+export const envelope = (data: Schema): Schema => object({ success: { const: true }, data, error: { type: 'null' } });
 
-export const ref = (id: string) => ({ $ref: `${id}#` });
+const ref = (id: string) => ({ $ref: `${id}#` });
 
 /** one status of a route's `response` map; `headers` become the documented response headers */
 export const reply = (description: string, body: Schema, headers: Schema = RATE_HEADERS): Schema => ({

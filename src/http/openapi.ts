@@ -11,9 +11,9 @@ import type { FastifyInstance } from 'fastify';
 import { DIALER_COMPONENTS } from './openapi-dialer.js';
 import { COMPONENTS, openApiDoc } from './openapi-schemas.js';
 
-export const OPENAPI_PATH = '/api/v1/openapi.json';
-export const DOCS_PREFIX = '/docs';
-export const API_KEY_SCHEME = 'apiKey';
+const OPENAPI_PATH = '/api/v1/openapi.json';
+const DOCS_PREFIX = '/docs';
+const API_KEY_SCHEME = 'apiKey';
 
 // src/http and dist/http both sit two levels below the package root
 const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -44,7 +44,8 @@ function describeRoute({ schema, url, route }: { schema: unknown; url: string; r
   }
   if (scope) {
     described.security = [{ [API_KEY_SCHEME]: [] }];
-    described.description = `Needs a key with ${scope} scope${scope === 'read' ? ' (or write)' : ''}. ${described.description ?? ''}`.trim();
+    described.description =
+      `Needs a key with ${scope} scope${scope === 'read' ? ' (or write)' : ''}. ${described.description ?? ''}`.trim();
   } else {
     described.security = []; // public, and says so
   }
@@ -112,6 +113,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   );
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked generically; its shape is @fastify/swagger's
 type Document = Record<string, any>;
 
 /**

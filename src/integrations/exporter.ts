@@ -10,7 +10,7 @@ import type { Lead, LeadlineClient, LeadStatus } from '@leadline/client';
 import { guardCell } from './csv-cells.js';
 import { type RetryOptions, withRetry } from './retry.js';
 
-export const EXPORT_COLUMNS = [
+const EXPORT_COLUMNS = [
   '_id',
   'campaignId',
   'phoneNumber',
@@ -23,7 +23,7 @@ export const EXPORT_COLUMNS = [
   'metadata',
 ] as const;
 
-export type ExportFormat = 'csv' | 'ndjson';
+type ExportFormat = 'csv' | 'ndjson';
 
 export interface ExportOptions {
   readonly client: LeadlineClient;
@@ -37,7 +37,7 @@ export interface ExportOptions {
   readonly retry?: RetryOptions;
 }
 
-export class ExportError extends Error {}
+class ExportError extends Error {}
 
 export function csvRecord(lead: Lead): string[] {
   return EXPORT_COLUMNS.map((column) => {
@@ -66,9 +66,7 @@ export async function exportLeads(opts: ExportOptions): Promise<{ leads: number 
     const page = data.data;
     if (page.leads.length > 0) {
       await write(
-        opts.format === 'csv'
-          ? stringify(page.leads.map(csvRecord))
-          : page.leads.map((lead) => `${JSON.stringify(lead)}\n`).join(''),
+        opts.format === 'csv' ? stringify(page.leads.map(csvRecord)) : page.leads.map((lead) => `${JSON.stringify(lead)}\n`).join(''),
       );
     }
     total += page.leads.length;

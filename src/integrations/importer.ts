@@ -31,7 +31,7 @@ export interface ImportOptions {
   readonly retry?: RetryOptions;
 }
 
-export interface Rejection {
+interface Rejection {
   readonly line: number;
   readonly reason: string;
 }
@@ -49,7 +49,7 @@ export interface ImportSummary {
   readonly seconds: number;
 }
 
-export class ImportError extends Error {}
+class ImportError extends Error {}
 
 interface Row {
   readonly line: number;
@@ -91,7 +91,13 @@ export async function importCsv(opts: ImportOptions): Promise<ImportSummary> {
       const leads = batch.map((r) => r.lead!);
       const { data, error, response } = await withRetry(
         () => opts.client.POST('/api/v1/leads/bulk', { body: { campaignId: opts.campaignId, leads } }),
-        { ...opts.retry, onWait: (reason, ms) => (progress?.note(reason), opts.retry?.onWait?.(reason, ms)) },
+        {
+          ...opts.retry,
+          onWait: (reason, ms) => {
+            progress?.note(reason);
+            opts.retry?.onWait?.(reason, ms);
+          },
+        },
       );
       if (data) {
         totals.created += data.data.created;
@@ -146,9 +152,7 @@ export async function importCsv(opts: ImportOptions): Promise<ImportSummary> {
     progress?.update({ bytes, ...totals });
   }
 
-  const parser = createReadStream(opts.file).pipe(
-    parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }),
-  );
+  const parser = createReadStream(opts.file).pipe(parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
   const skip = resumed?.rows ?? 0;
   let index = 0;
   let chunk: Row[] = [];

@@ -13,8 +13,8 @@ import { schemaErrorMessage } from '../leads/messages.js';
 import { externalId as externalIdSchema, MAX_METADATA_BYTES, phoneNumber as phoneSchema } from '../leads/schemas.js';
 import { unguardCell } from './csv-cells.js';
 
-export const LEAD_FIELDS = ['phoneNumber', 'externalId', 'priority', 'scheduledFor'] as const;
-export type LeadField = (typeof LEAD_FIELDS)[number];
+const LEAD_FIELDS = ['phoneNumber', 'externalId', 'priority', 'scheduledFor'] as const;
+type LeadField = (typeof LEAD_FIELDS)[number];
 
 /** columns of an export the server controls; never taken from input (docs/api.md) */
 const SERVER_FIELDS = ['_id', 'campaignId', 'status', 'attempts', '_creationTime'];
@@ -78,8 +78,7 @@ export type RowResult = { readonly lead: LeadInput } | { readonly reason: string
 const E164 = new RegExp(phoneSchema.pattern, 'u');
 const STORABLE = new RegExp(externalIdSchema.pattern, 'u');
 /** the server's own message for a field, from the one place that words them */
-const fieldMessage = (field: string) =>
-  schemaErrorMessage([{ instancePath: `/${field}`, keyword: 'format', params: {} }], 'body', '');
+const fieldMessage = (field: string) => schemaErrorMessage([{ instancePath: `/${field}`, keyword: 'format', params: {} }], 'body', '');
 const NEED_IDENTIFIER = schemaErrorMessage([{ instancePath: '', keyword: 'anyOf', params: {} }], 'body', '');
 
 export function toLead(plan: ColumnPlan, cells: readonly string[], opts: RowOptions = {}): RowResult {
@@ -125,7 +124,7 @@ function setField(lead: Partial<Record<LeadField, unknown>>, field: LeadField, v
 }
 
 /** E.164 for a valid number in the default country (or any, when it starts with +); null otherwise */
-export function normalisePhone(value: string, country: CountryCode): string | null {
+function normalisePhone(value: string, country: CountryCode): string | null {
   const parsed = parsePhoneNumberFromString(value, country);
   return parsed?.isValid() && E164.test(parsed.number) ? parsed.number : null;
 }

@@ -7,7 +7,7 @@
 import cliProgress from 'cli-progress';
 import { formatDuration } from '../scheduling/duration.js';
 
-export interface ProgressState {
+interface ProgressState {
   readonly bytes: number;
   readonly rows: number;
   readonly created: number;

@@ -20,10 +20,10 @@ const MAX_BACKOFF_MS = 30_000;
 /** a server that answers 429 this many times in a row is not coming back soon */
 const MAX_RATE_LIMITED = 1000;
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Retry-After in ms; falls back to one second when absent or unreadable */
-export function retryAfterMs(response: Response): number {
+function retryAfterMs(response: Response): number {
   const seconds = Number(response.headers.get('retry-after'));
   return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000;
 }
@@ -54,7 +54,10 @@ export async function withRetry<T extends { response: Response }>(call: () => Pr
       throw new ServerUnavailableError(`the server did not answer after ${attempts} attempts (${why})`);
     }
     const ms = Math.min(MAX_BACKOFF_MS, base * 2 ** (failures - 1));
-    opts.onWait?.(`${outcome instanceof Error ? describe(outcome) : `HTTP ${outcome.response.status}`}; retrying in ${Math.ceil(ms / 1000)} s`, ms);
+    opts.onWait?.(
+      `${outcome instanceof Error ? describe(outcome) : `HTTP ${outcome.response.status}`}; retrying in ${Math.ceil(ms / 1000)} s`,
+      ms,
+    );
     await wait(ms);
   }
 }

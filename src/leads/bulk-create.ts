@@ -14,31 +14,34 @@ import type { IdentifierRow, NewLeadRow } from '../store/leads.js';
  * earlier in the request.
  */
 export function insertThenLookup(store: Store, campaignId: string, rows: NewLeadRow[], now: () => number): Promise<Plan> {
-  return store.transaction(async (tx) => {
-    const inserted = await tx.leads.insertMany(campaignId, rows, now());
-    const plan: Plan = rows.map((row) => ({ row, skippedAs: null }));
-    const skipped = rows.filter((r) => !inserted.has(r.id));
-    if (skipped.length === 0) return plan;
-    const found = await tx.leads.findExisting(campaignId, externalIdsOf(skipped), phoneNumbersOf(skipped));
-    // who holds each identifier: -1 for a lead from before, else the index of the row that inserted it
-    const index = new Map(rows.map((r, i) => [r.id, i]));
-    const byExternalId = new Map<string, number>();
-    const byPhoneNumber = new Map<string, number>();
-    for (const f of found) {
-      const at = index.get(f.id) ?? -1;
-      if (f.external_id !== null) byExternalId.set(f.external_id, at);
-      if (f.phone_number !== null) byPhoneNumber.set(f.phone_number, at);
-    }
-    plan.forEach((x, i) => {
-      if (inserted.has(x.row.id)) return;
-      const { externalId, phoneNumber } = x.row;
-      if (externalId !== null && (byExternalId.get(externalId) ?? i) < i) x.skippedAs = externalId;
-      else if (phoneNumber !== null && (byPhoneNumber.get(phoneNumber) ?? i) < i) x.skippedAs = phoneNumber;
-      // what it collided with was deleted meanwhile by another request
-      else x.skippedAs = externalId ?? phoneNumber;
-    });
-    return plan;
-  }, { lock: `leads:${campaignId}` });
+  return store.transaction(
+    async (tx) => {
+      const inserted = await tx.leads.insertMany(campaignId, rows, now());
+      const plan: Plan = rows.map((row) => ({ row, skippedAs: null }));
+      const skipped = rows.filter((r) => !inserted.has(r.id));
+      if (skipped.length === 0) return plan;
+      const found = await tx.leads.findExisting(campaignId, externalIdsOf(skipped), phoneNumbersOf(skipped));
+      // who holds each identifier: -1 for a lead from before, else the index of the row that inserted it
+      const index = new Map(rows.map((r, i) => [r.id, i]));
+      const byExternalId = new Map<string, number>();
+      const byPhoneNumber = new Map<string, number>();
+      for (const f of found) {
+        const at = index.get(f.id) ?? -1;
+        if (f.external_id !== null) byExternalId.set(f.external_id, at);
+        if (f.phone_number !== null) byPhoneNumber.set(f.phone_number, at);
+      }
+      plan.forEach((x, i) => {
+        if (inserted.has(x.row.id)) return;
+        const { externalId, phoneNumber } = x.row;
+        if (externalId !== null && (byExternalId.get(externalId) ?? i) < i) x.skippedAs = externalId;
+        else if (phoneNumber !== null && (byPhoneNumber.get(phoneNumber) ?? i) < i) x.skippedAs = phoneNumber;
+        // what it collided with was deleted meanwhile by another request
+        else x.skippedAs = externalId ?? phoneNumber;
+      });
+      return plan;
+    },
+    { lock: `leads:${campaignId}` },
+  );
 }
 
 /** Looks the rows up, decides in request order, and writes only if something is new. */
@@ -66,26 +69,30 @@ export async function lookupThenInsert(store: Store, campaignId: string, rows: N
   });
   const toInsert = plan.filter((x) => x.skippedAs === null).map((x) => x.row);
   if (toInsert.length === 0) return plan;
-  await store.transaction(async (tx) => {
-    const inserted = await tx.leads.insertMany(campaignId, toInsert, now());
-    if (inserted.size < toInsert.length) {
-      // Another request inserted some of them after our lookup; the unique
-      // indexes refused ours. Report what they collided with.
-      const lost = toInsert.filter((r) => !inserted.has(r.id));
-      const now = identifierSets(await tx.leads.findExisting(campaignId, externalIdsOf(lost), phoneNumbersOf(lost)));
-      for (const x of plan) {
-        if (x.skippedAs === null && !inserted.has(x.row.id)) x.skippedAs = duplicateOf(x.row, now) ?? x.row.externalId ?? x.row.phoneNumber;
+  await store.transaction(
+    async (tx) => {
+      const inserted = await tx.leads.insertMany(campaignId, toInsert, now());
+      if (inserted.size < toInsert.length) {
+        // Another request inserted some of them after our lookup; the unique
+        // indexes refused ours. Report what they collided with.
+        const lost = toInsert.filter((r) => !inserted.has(r.id));
+        const now = identifierSets(await tx.leads.findExisting(campaignId, externalIdsOf(lost), phoneNumbersOf(lost)));
+        for (const x of plan) {
+          if (x.skippedAs === null && !inserted.has(x.row.id))
+            x.skippedAs = duplicateOf(x.row, now) ?? x.row.externalId ?? x.row.phoneNumber;
+        }
       }
-    }
-  }, { lock: `leads:${campaignId}` });
+    },
+    { lock: `leads:${campaignId}` },
+  );
   return plan;
 }
 
 /** each row of a bulk create, and the identifier it was skipped as (null: created) */
 export type Plan = { row: NewLeadRow; skippedAs: string | null }[];
 
-export const externalIdsOf = (rows: readonly NewLeadRow[]) => rows.flatMap((r) => (r.externalId === null ? [] : [r.externalId]));
-export const phoneNumbersOf = (rows: readonly NewLeadRow[]) => rows.flatMap((r) => (r.phoneNumber === null ? [] : [r.phoneNumber]));
+const externalIdsOf = (rows: readonly NewLeadRow[]) => rows.flatMap((r) => (r.externalId === null ? [] : [r.externalId]));
+const phoneNumbersOf = (rows: readonly NewLeadRow[]) => rows.flatMap((r) => (r.phoneNumber === null ? [] : [r.phoneNumber]));
 
 function identifierSets(rows: readonly IdentifierRow[]) {
   const externalIds = new Set<string>();

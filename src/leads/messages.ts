@@ -23,11 +23,7 @@ const FIELD: Record<string, string> = {
 const NEED_IDENTIFIER = 'At least one of phoneNumber or externalId is required';
 const NEED_IDENTIFIER_QUERY = 'At least one of phoneNumber or externalId query parameter is required';
 
-export function schemaErrorMessage(
-  errors: readonly SchemaError[],
-  where: 'body' | 'querystring' | string,
-  maxBulkMessage: string,
-): string {
+export function schemaErrorMessage(errors: readonly SchemaError[], where: 'body' | 'querystring' | string, maxBulkMessage: string): string {
   // A failed anyOf (neither identifier) reports its branches first; the anyOf itself is what we name.
   const err = errors.find((e) => e.keyword === 'anyOf') ?? errors[0];
   if (!err) return 'Invalid request';

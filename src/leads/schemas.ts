@@ -5,7 +5,7 @@
  */
 import { LEAD_STATUSES } from './lifecycle.js';
 
-export const MAX_BULK = 1000;
+const MAX_BULK = 1000;
 export const MAX_PAGE = 8000;
 export const DEFAULT_PAGE = 1000;
 export const MAX_METADATA_BYTES = 16 * 1024;
@@ -32,7 +32,7 @@ export const externalId = {
 } as const;
 const campaignId = { type: 'string', minLength: 1, pattern: STORABLE_TEXT } as const;
 
-export const leadInput = {
+const leadInput = {
   type: 'object',
   properties: {
     phoneNumber,
@@ -68,7 +68,7 @@ export const bulkCreateBody = {
   },
 } as const;
 
-export const identifierEntry = {
+const identifierEntry = {
   type: 'object',
   properties: { phoneNumber, externalId },
   anyOf: leadInput.anyOf,

@@ -98,7 +98,9 @@ export class LeadService {
       campaign.id,
       first.externalId !== null ? { externalId: first.externalId } : { phoneNumber: first.phoneNumber! },
     );
-    const plan = retry ? await lookupThenInsert(this.store, campaign.id, rows, this.now) : await insertThenLookup(this.store, campaign.id, rows, this.now);
+    const plan = retry
+      ? await lookupThenInsert(this.store, campaign.id, rows, this.now)
+      : await insertThenLookup(this.store, campaign.id, rows, this.now);
     const result: BulkCreateResult = { created: 0, skipped: 0, createdIds: [], skippedIdentifiers: [] };
     for (const x of plan) {
       if (x.skippedAs === null) result.createdIds.push(x.row.id);
@@ -109,10 +111,7 @@ export class LeadService {
     return result;
   }
 
-  async list(
-    p: Access,
-    query: { campaignId: string; status?: LeadStatus; limit?: string; cursor?: string },
-  ): Promise<ListPage> {
+  async list(p: Access, query: { campaignId: string; status?: LeadStatus; limit?: string; cursor?: string }): Promise<ListPage> {
     const limit = query.limit === undefined ? DEFAULT_PAGE : Math.min(Number(query.limit), MAX_PAGE);
     const after = afterOf(query.cursor);
     const campaign = await this.reach(p, query.campaignId, 'not_found');
@@ -175,9 +174,7 @@ export class LeadService {
   /** the campaign, if the key may reach it; otherwise 404 or 403 as the endpoint says */
   private async reach(p: Access, campaignId: string, denial: Denial): Promise<CampaignRow> {
     const deny = () =>
-      denial === 'forbidden'
-        ? new AppError('forbidden', MESSAGES.forbidden)
-        : new AppError('not_found', MESSAGES.campaignNotFound);
+      denial === 'forbidden' ? new AppError('forbidden', MESSAGES.forbidden) : new AppError('not_found', MESSAGES.campaignNotFound);
     if (p.campaignId !== null && p.campaignId !== campaignId) throw deny();
     const campaign = await this.campaign(campaignId);
     if (!campaign || campaign.company_id !== p.companyId) throw deny();

@@ -21,7 +21,7 @@ import type { HttpAnswer, HttpRequest, HttpRequester } from '../dialer/providers
 import { outboundPolicy, OutboundRefusedError, type OutboundPolicy } from './outbound.js';
 
 /** Vapi's call objects carry the assistant, transcript and messages; a few MiB is a misbehaving server */
-export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export interface RequesterOptions {
   maxAnswerBytes?: number;

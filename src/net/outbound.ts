@@ -25,7 +25,7 @@ import ipaddr from 'ipaddr.js';
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
 
-export const OUTBOUND_ALLOW = 'OUTBOUND_ALLOW';
+const OUTBOUND_ALLOW = 'OUTBOUND_ALLOW';
 
 /** what OUTBOUND_ALLOW lets through besides public addresses */
 export interface OutboundAllow {
@@ -42,7 +42,10 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-
 
 /** OUTBOUND_ALLOW: comma-separated CIDRs (`127.0.0.0/8`, `fd00::/8`), single addresses, or host names */
 export function parseOutboundAllow(raw: string | undefined): OutboundAllow {
-  const entries = (raw ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = (raw ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   const cidrs: Cidr[] = [];
   const hosts = new Set<string>();
   for (const entry of entries) {
@@ -139,8 +142,13 @@ export class OutboundPolicy {
 
   private allowed(a: Address): boolean {
     for (const [net, bits] of this.allow.cidrs) {
-      const candidate = a.kind() === net.kind() ? a : a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress() ? (a as ipaddr.IPv6).toIPv4Address() : null;
-      if (candidate && candidate.match(net, bits)) return true;
+      const candidate =
+        a.kind() === net.kind()
+          ? a
+          : a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()
+            ? (a as ipaddr.IPv6).toIPv4Address()
+            : null;
+      if (candidate?.match(net, bits)) return true;
     }
     return false;
   }

@@ -18,7 +18,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** a new `whsec_` secret: 32 random bytes (the spec asks for 24 to 64) */
@@ -27,7 +27,7 @@ export function generateSecret(): string {
 }
 
 /** a message id: `msg_` + 16 random bytes in base64url (no `.`, which the signed content uses as its delimiter) */
-export function newMessageId(): string {
+function newMessageId(): string {
   return `msg_${randomBytes(16).toString('base64url')}`;
 }
 
@@ -39,7 +39,7 @@ export function signingKey(secret: string): Buffer {
 }
 
 /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` */
-export function signature(key: Buffer, id: string, timestampS: number, body: string): string {
+function signature(key: Buffer, id: string, timestampS: number, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${timestampS}.${body}`).digest('base64')}`;
 }
 
@@ -51,7 +51,11 @@ export interface SignOptions {
 }
 
 /** the three headers for one attempt at sending `body` */
-export function standardWebhookHeaders(secret: string, body: string, o: SignOptions = {}): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
+export function standardWebhookHeaders(
+  secret: string,
+  body: string,
+  o: SignOptions = {},
+): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
   const id = o.id ?? newMessageId();
   const timestampS = Math.floor((o.now ?? Date.now()) / 1000);
   return {

@@ -2,8 +2,8 @@ import { MemoryRateLimiter } from './memory.js';
 import { RedisRateLimiter, type RateLimitLogger } from './redis.js';
 import type { RateLimiter } from './types.js';
 
-export type { RateLimiter, Verdict, Window } from './types.js';
-export type { RateLimitLogger, RedisRateLimiterOptions } from './redis.js';
+export type { RateLimiter } from './types.js';
+export type { RateLimitLogger } from './redis.js';
 export { MemoryRateLimiter } from './memory.js';
 export { RedisRateLimiter } from './redis.js';
 

@@ -19,7 +19,10 @@ class Ring {
   private head = 0;
   count = 0;
 
-  constructor(limit: number, public windowMs: number) {
+  constructor(
+    limit: number,
+    public windowMs: number,
+  ) {
     this.ts = new Float64Array(limit);
   }
 

@@ -156,10 +156,7 @@ export class RedisRateLimiter implements RateLimiter {
     for (const w of windows) args.push(String(w.limit), String(w.windowMs));
     // commandTimeout covers each command; this also covers the EVAL resent
     // after a NOSCRIPT reply (e.g. right after a Redis restart).
-    const reply = await withTimeout(
-      this.client.rateLimitHit(String(keys.length), ...keys, ...args),
-      this.timeoutMs,
-    );
+    const reply = await withTimeout(this.client.rateLimitHit(String(keys.length), ...keys, ...args), this.timeoutMs);
     if (!Array.isArray(reply) || reply.length !== 1 + 2 * windows.length) {
       throw new Error('unexpected reply from rate limit script');
     }
@@ -174,10 +171,7 @@ export class RedisRateLimiter implements RateLimiter {
     if (this.closing || this.down) return;
     this.down = true;
     const message = err instanceof Error ? err.message : String(err);
-    this.opts.logger?.warn(
-      { err: message },
-      'rate limit: Redis unavailable; each instance enforces limits on its own until it is back',
-    );
+    this.opts.logger?.warn({ err: message }, 'rate limit: Redis unavailable; each instance enforces limits on its own until it is back');
   }
 
   private markUp(): void {

@@ -43,12 +43,7 @@ export function validateWindows(windows: readonly Window[]): void {
 }
 const validated = new WeakSet<readonly Window[]>();
 
-export function decide(
-  windows: readonly Window[],
-  allowed: boolean,
-  states: readonly WindowState[],
-  ticket?: string,
-): Verdict {
+export function decide(windows: readonly Window[], allowed: boolean, states: readonly WindowState[], ticket?: string): Verdict {
   let best: Verdict | undefined;
   windows.forEach((w, i) => {
     const s = states[i];

@@ -17,7 +17,7 @@ const LIMIT: Record<string, number> = { h: 24, m: 60, s: 60 };
 
 const HINT = 'expected a whole number and unit, largest first, e.g. 0s, 90s, 30m, 2h, 1d or 1h30m';
 
-export class DurationError extends Error {
+class DurationError extends Error {
   constructor(input: string, reason: string) {
     super(`invalid duration "${input}": ${reason}`);
     this.name = 'DurationError';

@@ -22,7 +22,7 @@
 
 import { findTransition, floorMinute, MINUTES_PER_DAY, MINUTES_PER_WEEK, wallClock } from './zoned.js';
 
-export { validateTimeZone, isValidTimeZone, TimeZoneError } from './zoned.js';
+export { validateTimeZone } from './zoned.js';
 
 /**
  * Open intervals as [start, end) minutes since Monday 00:00 local, sorted,
@@ -37,7 +37,7 @@ export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export const DEFAULT_LOCAL_WINDOW = '08:00-21:00';
 const SEARCH_MS = 8 * 24 * 3_600_000;
 
-export class HoursError extends Error {
+class HoursError extends Error {
   readonly reason: string;
   constructor(spec: string, reason: string, kind = 'hours') {
     super(`invalid ${kind} "${spec}": ${reason}`);

@@ -9,7 +9,7 @@ const MINUTE_MS = 60_000;
 // zone rules); the dialer reads wall clocks thousands of times per tick.
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-export class TimeZoneError extends RangeError {
+class TimeZoneError extends RangeError {
   constructor(tz: string) {
     super(`invalid timezone "${tz}"`);
     this.name = 'TimeZoneError';

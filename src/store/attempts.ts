@@ -18,7 +18,9 @@ export interface AttemptStore {
   /** one lead's attempts, the latest first */
   ofLead(campaignId: string, leadId: string): Promise<AttemptRow[]>;
   /** who an attempt belongs to, and how it closed (undefined when there is none) */
-  byAttemptId(attemptId: string): Promise<{ companyId: string; campaignId: string; state: AttemptTable['state']; closedBy: AttemptTable['closed_by'] } | undefined>;
+  byAttemptId(
+    attemptId: string,
+  ): Promise<{ companyId: string; campaignId: string; state: AttemptTable['state']; closedBy: AttemptTable['closed_by'] } | undefined>;
 }
 
 const numeric = (r: AttemptRow): AttemptRow => ({
@@ -56,7 +58,14 @@ export class KyselyAttemptStore implements AttemptStore {
   async latest(campaignIds: readonly string[], limit: number): Promise<AttemptRow[]> {
     const perCampaign = await Promise.all(
       campaignIds.map((id) =>
-        this.ex.selectFrom('attempts').selectAll().where('campaign_id', '=', id).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
+        this.ex
+          .selectFrom('attempts')
+          .selectAll()
+          .where('campaign_id', '=', id)
+          .orderBy('started_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .execute(),
       ),
     );
     return perCampaign

@@ -65,7 +65,12 @@ export class KyselyCampaignStore implements CampaignStore {
   }
 
   async pause(id: string, reason: string, now: number): Promise<void> {
-    await this.ex.updateTable('campaigns').set({ paused_at: now, paused_reason: reason }).where('id', '=', id).where('paused_at', 'is', null).execute();
+    await this.ex
+      .updateTable('campaigns')
+      .set({ paused_at: now, paused_reason: reason })
+      .where('id', '=', id)
+      .where('paused_at', 'is', null)
+      .execute();
   }
 
   async resume(id: string): Promise<boolean> {

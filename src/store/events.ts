@@ -8,14 +8,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/index.js';
 
-export const EVENT_TYPES = [
-  'lead.created',
-  'lead.deleted',
-  'lead.status_changed',
-  'attempt.started',
-  'attempt.finished',
-  'dnc.added',
-] as const;
+const EVENT_TYPES = ['lead.created', 'lead.deleted', 'lead.status_changed', 'attempt.started', 'attempt.finished', 'dnc.added'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** one event's own data; ids, never phone numbers (they are read from their rows when the event is read) */

@@ -169,7 +169,11 @@ export interface QueueStore {
    * Up to `limit` leads whose zones are not worked out (of one campaign, or of
    * all); `skipLocked` lets workers filling at once take different leads.
    */
-  withoutZones(o: { campaignId?: string; limit: number; skipLocked?: boolean }): Promise<{ seq: number; phone_number: string | null; metadata: string }[]>;
+  withoutZones(o: {
+    campaignId?: string;
+    limit: number;
+    skipLocked?: boolean;
+  }): Promise<{ seq: number; phone_number: string | null; metadata: string }[]>;
   /** stores zone set ids on leads still without one */
   setZones(pairs: readonly { seq: number; zoneSet: number }[]): Promise<void>;
 }

@@ -7,17 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { sameText, sha256Hex } from '../crypto/digest.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import {
-  dummyHash,
-  generateOneTimePassword,
-  hashOneTime,
-  hashPassword,
-  passwordProblem,
-  verifyPassword,
-} from './passwords.js';
+import { dummyHash, generateOneTimePassword, hashOneTime, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import type { Store } from '../store/index.js';
 
-export const ONE_TIME_TTL_MS = 7 * 24 * 3_600_000;
+const ONE_TIME_TTL_MS = 7 * 24 * 3_600_000;
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();

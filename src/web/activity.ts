@@ -12,9 +12,9 @@ import type { Store } from '../store/index.js';
 import type { LeadView } from './dashboard.js';
 
 const DAY_MS = 86_400_000;
-export const LAST_ATTEMPTS = 10;
+const LAST_ATTEMPTS = 10;
 
-export interface CallCounts {
+interface CallCounts {
   calls: number;
   successes: number;
 }
@@ -47,7 +47,10 @@ export interface LeadDialerView {
 
 export async function leadDialer(store: Store, campaign: CampaignRow, lead: LeadView, now: number): Promise<LeadDialerView> {
   const by = lead.externalId !== null ? { externalId: lead.externalId } : { phoneNumber: lead.phoneNumber! };
-  const [attempts, explanation] = await Promise.all([store.attempts.ofLead(campaign.id, lead.id), explainLead(store, campaign.id, by, now)]);
+  const [attempts, explanation] = await Promise.all([
+    store.attempts.ofLead(campaign.id, lead.id),
+    explainLead(store, campaign.id, by, now),
+  ]);
   return { attempts, explanation };
 }
 

@@ -42,7 +42,10 @@ export const defaultValues = (): FormValues => {
   return values;
 };
 
-type FormSource = Omit<CampaignTable, 'id' | 'company_id' | 'created_at' | 'predial_secret' | 'paused_at' | 'paused_reason' | 'not_placed_streak'>;
+type FormSource = Omit<
+  CampaignTable,
+  'id' | 'company_id' | 'created_at' | 'predial_secret' | 'paused_at' | 'paused_reason' | 'not_placed_streak'
+>;
 
 /** the form's text for a stored campaign, so an edit starts from what is there */
 export function valuesOf(c: FormSource): FormValues {

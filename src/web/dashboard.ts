@@ -42,7 +42,7 @@ export interface LeadsPage {
   next: string | null;
 }
 
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 const notFound = () => new AppError('not_found', MESSAGES.notFound);
 const emptyCounts = (): Counts => ({ raw: 0, attempting: 0, exhausted: 0, concluded: 0, total: 0 });
 /** a dashboard user reaches every campaign of their company */

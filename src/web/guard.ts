@@ -15,7 +15,7 @@ import { loadSession, sessionIdHash } from './accounts.js';
 import { readCookie, SESSION_COOKIE, SIGNIN_COOKIE } from './cookies.js';
 import { href } from './html.js';
 
-export interface WebSession extends SessionView {
+interface WebSession extends SessionView {
   idHash: string;
 }
 
@@ -31,7 +31,7 @@ declare module 'fastify' {
   }
 }
 
-export class CsrfError extends AppError {
+class CsrfError extends AppError {
   constructor() {
     super('forbidden', 'This form was not sent by a leadline page you opened (or your session ended). Reload the page and try again.');
   }
@@ -59,7 +59,7 @@ const formField = (request: FastifyRequest, name: string): string | undefined =>
 };
 
 /** runs after the body is parsed, before any handler */
-export async function accessHook(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+export async function accessHook(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const { webPublic, webPasswordSetup } = request.routeOptions.config;
   const session = request.webSession;
   if (request.method === 'POST') {

@@ -13,7 +13,7 @@ export type Part = Html | string | number | boolean | null | undefined | readonl
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 
 function render(part: Part): string {
   if (part === null || part === undefined || part === false || part === true) return '';

@@ -64,7 +64,7 @@ export function generateOneTimePassword(): string {
 export const hashOneTime = (value: string): string => sha256Hex(value.trim().toLowerCase());
 
 /** zxcvbn's scale: 3 is "safely unguessable: moderate protection from offline slow-hash scenario" */
-export const MIN_STRENGTH = 3;
+const MIN_STRENGTH = 3;
 
 let estimator: ZxcvbnFactory | undefined;
 /**

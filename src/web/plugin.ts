@@ -39,12 +39,12 @@ const FORM_LIMIT = 64 * 1024;
  * server-wide one (which allows inline styles for the /docs page): no inline
  * script or style anywhere in the dashboard.
  */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 function viewerOf(request: FastifyRequest): Viewer | null {
   const s = request.webSession;
-  return s && s.hasPassword ? { email: s.email, companyName: s.companyName, csrfToken: s.csrfToken } : null;
+  return s?.hasPassword ? { email: s.email, companyName: s.companyName, csrfToken: s.csrfToken } : null;
 }
 
 function onError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
@@ -63,8 +63,8 @@ function onError(err: FastifyError, request: FastifyRequest, reply: FastifyReply
             : status === 413
               ? `A form may be at most ${FORM_LIMIT / 1024} KiB.`
               : status < 500
-            ? 'The request could not be read.'
-            : 'Something went wrong on our side; it has been logged.';
+                ? 'The request could not be read.'
+                : 'Something went wrong on our side; it has been logged.';
   return send(reply, status, errorPage(viewerOf(request), status, message));
 }
 
@@ -89,7 +89,10 @@ export function dashboard(deps: WebDeps) {
     await app.register(cookie);
     app.decorateRequest('webSession', null);
     // before the session lookup: a refused POST costs one limiter hit and nothing else
-    app.addHook('onRequest', postLimitHook(deps.limiter, deps.postWindows, deps.now, (reply, message) => send(reply, 429, errorPage(null, 429, message))));
+    app.addHook(
+      'onRequest',
+      postLimitHook(deps.limiter, deps.postWindows, deps.now, (reply, message) => send(reply, 429, errorPage(null, 429, message))),
+    );
     app.addHook('onRequest', sessionHook(deps.store, deps.now));
     app.addHook('preHandler', accessHook);
     app.addHook('onSend', async (request, reply) => {

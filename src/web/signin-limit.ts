@@ -50,7 +50,7 @@ export class SignInLimiter {
  * limiter hit each and nothing more. Refused with a 429 page.
  */
 export function postLimitHook(limiter: RateLimiter, windows: readonly Window[], now: () => number, refuse: RefusePage) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> => {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     if (request.method !== 'POST') return;
     const verdict = await limiter.hit(`ip:${request.ip}`, windows);
     if (verdict.allowed) return;

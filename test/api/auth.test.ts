@@ -52,9 +52,17 @@ describe.each(await availableStores())('authentication and access on %s', (kind)
       const res = await f.app.inject({ method: 'HEAD', url: `${prefix}?campaignId=${f.ids.campaignA}` });
       expect(res.statusCode).toBe(401);
       expect(res.headers['x-ratelimit-limit']).toBeDefined();
-      const allowed = await f.app.inject({ method: 'HEAD', url: `${prefix}?campaignId=${f.ids.campaignA}`, headers: { 'x-api-key': f.keys.readA } });
+      const allowed = await f.app.inject({
+        method: 'HEAD',
+        url: `${prefix}?campaignId=${f.ids.campaignA}`,
+        headers: { 'x-api-key': f.keys.readA },
+      });
       expect(allowed.statusCode).toBe(200);
-      const foreign = await f.app.inject({ method: 'HEAD', url: `${prefix}?campaignId=${f.ids.campaignA}`, headers: { 'x-api-key': f.keys.writeB } });
+      const foreign = await f.app.inject({
+        method: 'HEAD',
+        url: `${prefix}?campaignId=${f.ids.campaignA}`,
+        headers: { 'x-api-key': f.keys.writeB },
+      });
       expect(foreign.statusCode).toBe(404);
     });
 
@@ -77,7 +85,11 @@ describe.each(await availableStores())('authentication and access on %s', (kind)
     it('authentication comes before validation: a bad key with a bad body is 401', async () => {
       const res = await f.request('POST', prefix, { key: 'nonsense', body: { nothing: true } });
       expectError(res, 401, 'Invalid or inactive API key');
-      const missing = await f.request('POST', `${prefix}/bulk`, { key: null, body: '{not json', headers: { 'content-type': 'application/json' } });
+      const missing = await f.request('POST', `${prefix}/bulk`, {
+        key: null,
+        body: '{not json',
+        headers: { 'content-type': 'application/json' },
+      });
       expectError(missing, 401, 'Missing API key');
     });
 

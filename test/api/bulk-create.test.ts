@@ -133,7 +133,10 @@ describe.each(await availableStores())('bulk create on %s', (kind) => {
     it('a prefetch entry on a campaign without predial: leads[N]: … and nothing is written', async () => {
       const c = f.ids.campaignA;
       const before = await countLeads(f, c);
-      const res = await bulk({ campaignId: c, leads: [{ phoneNumber: phone() }, { phoneNumber: phone(), externalId: ext() }, { externalId: ext() }, { externalId: ext() }] });
+      const res = await bulk({
+        campaignId: c,
+        leads: [{ phoneNumber: phone() }, { phoneNumber: phone(), externalId: ext() }, { externalId: ext() }, { externalId: ext() }],
+      });
       expectError(res, 400, `leads[2]: ${NO_PREDIAL}`);
       expect(await countLeads(f, c)).toBe(before);
     });
@@ -143,7 +146,17 @@ describe.each(await availableStores())('bulk create on %s', (kind) => {
       const data = ok(
         await bulk({
           campaignId: f.ids.campaignA,
-          leads: [{ phoneNumber: p, campaignId: f.ids.campaignA2, _id: 'ld_forged', status: 'exhausted', attempts: 9, _creationTime: 1, colour: 'red' }],
+          leads: [
+            {
+              phoneNumber: p,
+              campaignId: f.ids.campaignA2,
+              _id: 'ld_forged',
+              status: 'exhausted',
+              attempts: 9,
+              _creationTime: 1,
+              colour: 'red',
+            },
+          ],
         }),
       );
       const lead = (await listAll(f, f.ids.campaignA)).find((l) => l.phoneNumber === p);
@@ -262,9 +275,17 @@ describe.each(await availableStores())('bulk create on %s', (kind) => {
   });
 
   it('a restricted key may bulk-create only in its campaign', async () => {
-    ok(await f.request('POST', '/api/v1/leads/bulk', { key: f.keys.restrictedA, body: { campaignId: f.ids.campaignA, leads: [{ phoneNumber: phone() }] } }));
+    ok(
+      await f.request('POST', '/api/v1/leads/bulk', {
+        key: f.keys.restrictedA,
+        body: { campaignId: f.ids.campaignA, leads: [{ phoneNumber: phone() }] },
+      }),
+    );
     expectError(
-      await f.request('POST', '/api/v1/leads/bulk', { key: f.keys.restrictedA, body: { campaignId: f.ids.campaignA2, leads: [{ phoneNumber: phone() }] } }),
+      await f.request('POST', '/api/v1/leads/bulk', {
+        key: f.keys.restrictedA,
+        body: { campaignId: f.ids.campaignA2, leads: [{ phoneNumber: phone() }] },
+      }),
       404,
       'Campaign not found or access denied',
     );

@@ -5,7 +5,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableStores } from '../helpers/db.js';
 import { type Fixture, makeFixture } from '../helpers/fixture.js';
-import { countLeads, expectError, expectFieldError, expectRateHeaders, ext, listAll, ok, phone, phoneLeads, PREFIXES, seed } from './support.js';
+import {
+  countLeads,
+  expectError,
+  expectFieldError,
+  expectRateHeaders,
+  ext,
+  listAll,
+  ok,
+  phone,
+  phoneLeads,
+  PREFIXES,
+  seed,
+} from './support.js';
 
 describe.each(await availableStores())('bulk delete on %s', (kind) => {
   let f: Fixture;
@@ -30,7 +42,13 @@ describe.each(await availableStores())('bulk delete on %s', (kind) => {
       ]);
       const res = await bulkDelete({
         campaignId: c,
-        leads: [{ externalId: e1 }, { phoneNumber: p2 }, { externalId: e3, phoneNumber: '+19999999998' }, { externalId: 'ghost' }, { phoneNumber: '+19999999999' }],
+        leads: [
+          { externalId: e1 },
+          { phoneNumber: p2 },
+          { externalId: e3, phoneNumber: '+19999999998' },
+          { externalId: 'ghost' },
+          { phoneNumber: '+19999999999' },
+        ],
       });
       expectRateHeaders(res);
       expect(res.body).toEqual({
@@ -48,7 +66,9 @@ describe.each(await availableStores())('bulk delete on %s', (kind) => {
       const c = f.ids.campaignA;
       const [p, e] = [phone(), ext()];
       await seed(f, c, [{ phoneNumber: p }, { phoneNumber: phone(), externalId: e }]);
-      const data = ok(await bulkDelete({ campaignId: c, leads: [{ phoneNumber: p }, { externalId: e }, { phoneNumber: p }, { externalId: e }] }));
+      const data = ok(
+        await bulkDelete({ campaignId: c, leads: [{ phoneNumber: p }, { externalId: e }, { phoneNumber: p }, { externalId: e }] }),
+      );
       expect(data).toEqual({ deleted: 2, notFound: 2, deletedIdentifiers: [p, e], notFoundIdentifiers: [p, e] });
     });
 
@@ -70,7 +90,15 @@ describe.each(await availableStores())('bulk delete on %s', (kind) => {
       const c = f.ids.campaignA;
       const [p1, p2, e1] = [phone(), phone(), ext()];
       const [first, second] = await seed(f, c, [{ phoneNumber: p1, externalId: e1 }, { phoneNumber: p2 }]);
-      const data = ok(await bulkDelete({ campaignId: c, leads: [{ externalId: e1, phoneNumber: p2 }, { externalId: 'nobody', phoneNumber: p2 }] }));
+      const data = ok(
+        await bulkDelete({
+          campaignId: c,
+          leads: [
+            { externalId: e1, phoneNumber: p2 },
+            { externalId: 'nobody', phoneNumber: p2 },
+          ],
+        }),
+      );
       expect(data).toEqual({ deleted: 1, notFound: 1, deletedIdentifiers: [e1], notFoundIdentifiers: ['nobody'] });
       const left = await ids(c);
       expect(left).not.toContain(first);

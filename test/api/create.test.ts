@@ -141,7 +141,11 @@ describe.each(await availableStores())('create one lead on %s', (kind) => {
       const value = `q"u\\o\nte\u2028é😀${prefix}`;
       const id = ok(await create({ campaignId: f.ids.campaignA, phoneNumber: phone(), externalId: value }), 201).leadId;
       expect((await byId(f.ids.campaignA, id)).externalId).toBe(value);
-      expectError(await create({ campaignId: f.ids.campaignA, phoneNumber: phone(), externalId: value }), 409, `Lead with externalId ${value} already exists`);
+      expectError(
+        await create({ campaignId: f.ids.campaignA, phoneNumber: phone(), externalId: value }),
+        409,
+        `Lead with externalId ${value} already exists`,
+      );
       ok(await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignA, externalId: value } }));
     });
 

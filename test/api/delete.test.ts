@@ -89,7 +89,11 @@ describe.each(await availableStores())('delete one lead on %s', (kind) => {
 
     it('campaignId query parameter is required', async () => {
       expectError(await f.request('DELETE', prefix, { query: { externalId: 'x' } }), 400, 'campaignId query parameter is required');
-      expectError(await f.request('DELETE', prefix, { query: { campaignId: '', phoneNumber: '+14155550100' } }), 400, 'campaignId query parameter is required');
+      expectError(
+        await f.request('DELETE', prefix, { query: { campaignId: '', phoneNumber: '+14155550100' } }),
+        400,
+        'campaignId query parameter is required',
+      );
       // nothing at all: both spec messages are true; either is accepted (the server currently names the identifiers)
       const bare = await f.request('DELETE', prefix);
       expect(bare.status).toBe(400);
@@ -108,7 +112,10 @@ describe.each(await availableStores())('delete one lead on %s', (kind) => {
     });
 
     it('an invalid identifier is a 400 naming it', async () => {
-      expectFieldError(await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignA, phoneNumber: '14155550100' } }), 'phoneNumber');
+      expectFieldError(
+        await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignA, phoneNumber: '14155550100' } }),
+        'phoneNumber',
+      );
       expectFieldError(await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignA, phoneNumber: '+0123' } }), 'phoneNumber');
       expectFieldError(await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignA, externalId: '' } }), 'externalId');
       expectFieldError(await f.request('DELETE', `${prefix}?campaignId=${f.ids.campaignA}&externalId=a%00b`), 'externalId');
@@ -127,7 +134,11 @@ describe.each(await availableStores())('delete one lead on %s', (kind) => {
         403,
         'Insufficient permissions',
       );
-      expectError(await f.request('DELETE', prefix, { key: f.keys.writeB, query: { campaignId: f.ids.campaignA, phoneNumber: p } }), 403, 'Forbidden');
+      expectError(
+        await f.request('DELETE', prefix, { key: f.keys.writeB, query: { campaignId: f.ids.campaignA, phoneNumber: p } }),
+        403,
+        'Forbidden',
+      );
       expectError(await f.request('DELETE', prefix, { query: { campaignId: 'cp_nope', phoneNumber: p } }), 403, 'Forbidden');
       expect(await ids(f.ids.campaignA)).toContain(id);
     });

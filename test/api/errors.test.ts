@@ -71,7 +71,12 @@ describe.each(await availableStores())('errors and envelope on %s', (kind) => {
     it('a wrong content type: 400 for text/plain (read as text, not an object), 415 for the rest', async () => {
       const cases: [string, string, number, string][] = [
         ['text/plain', JSON.stringify({ campaignId: f.ids.campaignA, phoneNumber: phone() }), 400, 'Request body must be a JSON object'],
-        ['application/x-www-form-urlencoded', `campaignId=${f.ids.campaignA}&phoneNumber=%2B14155550100`, 415, 'Content-Type must be application/json'],
+        [
+          'application/x-www-form-urlencoded',
+          `campaignId=${f.ids.campaignA}&phoneNumber=%2B14155550100`,
+          415,
+          'Content-Type must be application/json',
+        ],
         ['application/xml', '<lead/>', 415, 'Content-Type must be application/json'],
       ];
       const before = await countLeads(f, f.ids.campaignA);
@@ -112,7 +117,17 @@ describe.each(await availableStores())('errors and envelope on %s', (kind) => {
   });
 
   it('unknown paths under /api and elsewhere: 404 Not found', async () => {
-    for (const url of ['/api', '/api/v1', '/api/v2/leads', '/api/v1/lead', '/api/v1/campaigns', '/', '/favicon.ico', '/leads', '/api/v1/leads/../../etc/passwd']) {
+    for (const url of [
+      '/api',
+      '/api/v1',
+      '/api/v2/leads',
+      '/api/v1/lead',
+      '/api/v1/campaigns',
+      '/',
+      '/favicon.ico',
+      '/leads',
+      '/api/v1/leads/../../etc/passwd',
+    ]) {
       for (const key of [f.keys.writeA, null]) {
         const res = await f.request('GET', url, { key });
         expectError(res, 404, 'Not found');
@@ -191,7 +206,11 @@ describe.each(await availableStores())('an internal error on %s', (kind) => {
 
   it('requests that do not touch the leads table still work', async () => {
     expectError(await f.request('GET', '/api/v1/leads', { key: null, query: { campaignId: f.ids.campaignA } }), 401, 'Missing API key');
-    expectError(await f.request('POST', '/api/v1/leads', { body: { campaignId: f.ids.campaignA } }), 400, 'At least one of phoneNumber or externalId is required');
+    expectError(
+      await f.request('POST', '/api/v1/leads', { body: { campaignId: f.ids.campaignA } }),
+      400,
+      'At least one of phoneNumber or externalId is required',
+    );
     const health = await f.request('GET', '/api/health', { key: null });
     expect(health.status).toBe(200);
   });

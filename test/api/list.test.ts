@@ -142,7 +142,14 @@ describe.each(await availableStores())('list leads on %s', (kind) => {
     const p = phone();
     ok(
       await f.request('POST', '/api/v1/leads', {
-        body: { campaignId: c, phoneNumber: p, externalId: 'fields-1', metadata: { quote: 'a "b" \\ c', unicode: 'é✓' }, scheduledFor: '2031-05-05T05:05:05Z', priority: 42 },
+        body: {
+          campaignId: c,
+          phoneNumber: p,
+          externalId: 'fields-1',
+          metadata: { quote: 'a "b" \\ c', unicode: 'é✓' },
+          scheduledFor: '2031-05-05T05:05:05Z',
+          priority: 42,
+        },
       }),
       201,
     );
@@ -214,7 +221,9 @@ describe.each(await availableStores())('list leads on %s', (kind) => {
       deleted.add(id);
     };
     for (;;) {
-      const page = ok(await list(round % 2 ? '/api/v1/records' : '/api/v1/leads', { campaignId: c, limit: '4', ...(cursor ? { cursor } : {}) }, key));
+      const page = ok(
+        await list(round % 2 ? '/api/v1/records' : '/api/v1/leads', { campaignId: c, limit: '4', ...(cursor ? { cursor } : {}) }, key),
+      );
       for (const l of page.leads) {
         seenCount.set(l._id, (seenCount.get(l._id) ?? 0) + 1);
         visited.push(l._id);
@@ -227,7 +236,7 @@ describe.each(await availableStores())('list leads on %s', (kind) => {
       // between pages: add leads, delete one not yet visited, one visited, and the one just past the cursor
       const fresh = round <= 10 ? phoneLeads(2) : [];
       const added = await seed(f, c, fresh, key);
-      added.forEach((id, i) => phoneOf.set(id, fresh[i]!.phoneNumber));
+      for (const [i, id] of added.entries()) phoneOf.set(id, fresh[i]!.phoneNumber);
       inserted.push(...added);
       const unvisited = initial.filter((id) => !seenCount.has(id) && !deleted.has(id));
       if (round % 3 === 0 && unvisited.length > 2) await del(unvisited[unvisited.length - 1]!);

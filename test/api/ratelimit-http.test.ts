@@ -103,11 +103,20 @@ describe.each(await availableStores())('rate limits over HTTP on %s', (kind) => 
     ok(a);
     expect(Number(a.headers['x-ratelimit-limit'])).toBe(2);
     expect(Number(a.headers['x-ratelimit-remaining'])).toBe(1);
-    const b = await f.request('POST', `${PREFIXES[1]}/bulk-delete`, { key, body: { campaignId: f.ids.campaignA, leads: [{ phoneNumber: phone() }] } });
+    const b = await f.request('POST', `${PREFIXES[1]}/bulk-delete`, {
+      key,
+      body: { campaignId: f.ids.campaignA, leads: [{ phoneNumber: phone() }] },
+    });
     ok(b);
     expect(Number(b.headers['x-ratelimit-remaining'])).toBe(0);
     const retry = expect429(await bulk(key, PREFIXES[1]), 2);
-    expect429(await f.request('POST', `${PREFIXES[0]}/bulk-delete`, { key, body: { campaignId: f.ids.campaignA, leads: [{ phoneNumber: phone() }] } }), 2);
+    expect429(
+      await f.request('POST', `${PREFIXES[0]}/bulk-delete`, {
+        key,
+        body: { campaignId: f.ids.campaignA, leads: [{ phoneNumber: phone() }] },
+      }),
+      2,
+    );
     // non-bulk calls are unaffected by the exhausted bulk window
     const single = await list(key);
     ok(single);

@@ -17,7 +17,10 @@ describe.each(await availableStores())('lead API basics on %s', (kind) => {
     expect(created.status).toBe(201);
     expect(created.body.data.leadId).toMatch(/^ld_/);
     const bulk = await f.request('POST', '/api/v1/leads/bulk', {
-      body: { campaignId: c, leads: [{ phoneNumber: '+14155550101' }, { externalId: 'x1', phoneNumber: '+14155550199' }, { phoneNumber: '+14155550101' }] },
+      body: {
+        campaignId: c,
+        leads: [{ phoneNumber: '+14155550101' }, { externalId: 'x1', phoneNumber: '+14155550199' }, { phoneNumber: '+14155550101' }],
+      },
     });
     expect(bulk.status).toBe(200);
     expect(bulk.body.data).toMatchObject({ created: 1, skipped: 2, skippedIdentifiers: ['x1', '+14155550101'] });

@@ -87,5 +87,4 @@ export async function seed(f: Fixture, campaignId: string, leads: readonly objec
 }
 
 /** n fresh phone-number leads */
-export const phoneLeads = (n: number): { phoneNumber: string }[] =>
-  Array.from({ length: n }, () => ({ phoneNumber: phone() }));
+export const phoneLeads = (n: number): { phoneNumber: string }[] => Array.from({ length: n }, () => ({ phoneNumber: phone() }));

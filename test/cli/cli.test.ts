@@ -36,8 +36,20 @@ describe('leadline CLI', () => {
     const { companyId } = await json(['company', 'create', '--name', 'Acme']);
     expect(companyId).toMatch(/^co_/);
     const { campaignId } = await json([
-      'campaign', 'create', '--company', companyId, '--name', 'Spring', '--timezone', 'America/New_York',
-      '--hours', 'mon-fri 09:00-17:00', '--max-attempts', '5', '--predial-url', 'https://crm.example/predial',
+      'campaign',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'Spring',
+      '--timezone',
+      'America/New_York',
+      '--hours',
+      'mon-fri 09:00-17:00',
+      '--max-attempts',
+      '5',
+      '--predial-url',
+      'https://crm.example/predial',
     ]);
     expect(campaignId).toMatch(/^cp_/);
     const write = await json(['key', 'create', '--company', companyId, '--name', 'importer', '--scope', 'write']);

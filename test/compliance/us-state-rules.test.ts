@@ -113,6 +113,8 @@ describe('intersectHours', () => {
     expect(formatHours(intersectHours(h('mon-fri 08:00-21:00'), h('mon-sun 09:00-20:00')))).toBe('mon-fri 09:00-20:00');
     expect(formatHours(intersectHours(h('mon 08:00-10:00'), h('mon 10:00-12:00')))).toBe('never');
     expect(formatHours(intersectHours(h('sun 22:00-02:00'), h('mon-sun 00:00-24:00')))).toBe('sun 22:00-02:00');
-    expect(formatHours(intersectHours(h('mon 08:00-12:00, mon 13:00-17:00'), h('mon 11:00-14:00')))).toBe('mon 11:00-12:00, mon 13:00-14:00');
+    expect(formatHours(intersectHours(h('mon 08:00-12:00, mon 13:00-17:00'), h('mon 11:00-14:00')))).toBe(
+      'mon 11:00-12:00, mon 13:00-14:00',
+    );
   });
 });

@@ -47,7 +47,18 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
         expect(await migrateAtOnce(store.config, 4)).toEqual(['ok', 'ok', 'ok', 'ok']);
         const db = await store.open();
         const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db.kysely);
-        expect(rows.map((r) => r.name)).toEqual(['0001_core', '0002_dialer', '0003_dashboard', '0004_leads_analyze', '0005_lead_zones', '0006_simulate_settings', '0007_unclaimed_attempting', '0008_nanp_zones', '0009_dialer_production', '0010_timezone_narrows']);
+        expect(rows.map((r) => r.name)).toEqual([
+          '0001_core',
+          '0002_dialer',
+          '0003_dashboard',
+          '0004_leads_analyze',
+          '0005_lead_zones',
+          '0006_simulate_settings',
+          '0007_unclaimed_attempting',
+          '0008_nanp_zones',
+          '0009_dialer_production',
+          '0010_timezone_narrows',
+        ]);
         await db.close();
       } finally {
         await store.drop();

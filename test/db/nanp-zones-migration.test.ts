@@ -24,7 +24,7 @@ describe.each(await availableStores())('migration 0008 on %s', (kind) => {
     const { error } = await new Migrator({ db: db.kysely, provider }).migrateTo('0007_unclaimed_attempting');
     if (error) throw error;
     campaign = await oldSchemaCampaign(db);
-    const ids0 = await seedLeads(db, campaign, [{ phoneNumber: "+16895550100" }, { phoneNumber: "+14155550100" }]);
+    const ids0 = await seedLeads(db, campaign, [{ phoneNumber: '+16895550100' }, { phoneNumber: '+14155550100' }]);
     orlando = ids0[0]!;
     sanFrancisco = ids0[1]!;
     // as an earlier version stored them: 689 on Chicago's clock

@@ -22,7 +22,9 @@ describe('precompiled statements', () => {
   });
 
   it('rebind each call’s arguments into the text compiled once', async () => {
-    const echo = precompiled((a: { x: string; n: number }, ex) => sql<{ x: string; n: number }>`select ${a.x} as x, ${a.n} as n`.compile(ex));
+    const echo = precompiled((a: { x: string; n: number }, ex) =>
+      sql<{ x: string; n: number }>`select ${a.x} as x, ${a.n} as n`.compile(ex),
+    );
     expect((await echo(db.kysely, { x: 'first', n: 1 })).rows).toEqual([{ x: 'first', n: 1 }]);
     expect((await echo(db.kysely, { x: 'second', n: 2 })).rows).toEqual([{ x: 'second', n: 2 }]);
   });

@@ -52,7 +52,17 @@ describe.each(await availableStores())('the list endpoint after dialing, on %s',
     expect(leads['second-time']).toMatchObject({ status: 'concluded', attempts: 2 });
     expect(leads.later).toMatchObject({ status: 'raw', attempts: 0 });
     // The dialer's own columns stay out of the API's lead.
-    expect(Object.keys(leads.wins).sort()).toEqual(['_creationTime', '_id', 'attempts', 'campaignId', 'externalId', 'metadata', 'phoneNumber', 'priority', 'status']);
+    expect(Object.keys(leads.wins).sort()).toEqual([
+      '_creationTime',
+      '_id',
+      'attempts',
+      'campaignId',
+      'externalId',
+      'metadata',
+      'phoneNumber',
+      'priority',
+      'status',
+    ]);
     const exhausted = ok(await f.request('GET', '/api/v1/leads', { query: { campaignId: c, status: 'exhausted' } }));
     expect(exhausted.leads.map((l: any) => l._id)).toEqual([ids[1]]);
     const concluded = ok(await f.request('GET', '/api/v1/records', { query: { campaignId: c, status: 'concluded' } }));

@@ -37,12 +37,38 @@ const campaign = (id: string) => db.kysely.selectFrom('campaigns').selectAll().w
 describe('leadline campaign create / update', () => {
   it('stores every setting, and defaults for the ones omitted', async () => {
     const { campaignId } = await json([
-      'campaign', 'create', '--company', companyId, '--name', 'All settings',
-      '--timezone', 'america/new_york', '--hours', 'mon-fri 09:00-12:00, mon-fri 13:00-17:00', '--max-attempts', '5',
-      '--retry-delay', '1h30m', '--concurrency', '4', '--local-window', '09:00-20:00',
-      '--predial-url', 'https://crm.example/predial', '--predial-secret', 's3cret',
-      '--provider', 'webhook', '--provider-url', 'https://phone.example/call', '--simulate-success', '0.25',
-      '--simulate-failures', 'busy=0.5,no-answer=0.5', '--simulate-duration', '1s-5s',
+      'campaign',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'All settings',
+      '--timezone',
+      'america/new_york',
+      '--hours',
+      'mon-fri 09:00-12:00, mon-fri 13:00-17:00',
+      '--max-attempts',
+      '5',
+      '--retry-delay',
+      '1h30m',
+      '--concurrency',
+      '4',
+      '--local-window',
+      '09:00-20:00',
+      '--predial-url',
+      'https://crm.example/predial',
+      '--predial-secret',
+      's3cret',
+      '--provider',
+      'webhook',
+      '--provider-url',
+      'https://phone.example/call',
+      '--simulate-success',
+      '0.25',
+      '--simulate-failures',
+      'busy=0.5,no-answer=0.5',
+      '--simulate-duration',
+      '1s-5s',
     ]);
     expect(await campaign(campaignId)).toMatchObject({
       timezone: 'America/New_York',
@@ -80,9 +106,28 @@ describe('leadline campaign create / update', () => {
   });
 
   it('update changes only what it is given; the text output hides the secret', async () => {
-    const { campaignId } = await json(['campaign', 'create', '--company', companyId, '--name', 'U', '--max-attempts', '7', '--predial-url', 'http://crm.local/p', '--predial-secret', 'hush']);
+    const { campaignId } = await json([
+      'campaign',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'U',
+      '--max-attempts',
+      '7',
+      '--predial-url',
+      'http://crm.local/p',
+      '--predial-secret',
+      'hush',
+    ]);
     expect(await json(['campaign', 'update', campaignId, '--retry-delay', '0s', '--hours', 'mon-sun 00:00-24:00'])).toEqual({ campaignId });
-    expect(await campaign(campaignId)).toMatchObject({ retry_delay_ms: 0, hours: 'mon-sun 00:00-24:00', max_attempts: 7, timezone: 'UTC', predial_secret: 'hush' });
+    expect(await campaign(campaignId)).toMatchObject({
+      retry_delay_ms: 0,
+      hours: 'mon-sun 00:00-24:00',
+      max_attempts: 7,
+      timezone: 'UTC',
+      predial_secret: 'hush',
+    });
     const text = await run(['campaign', 'update', campaignId, '--local-window', '00:00-24:00']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('local window:  off');
@@ -103,7 +148,10 @@ describe('leadline campaign create / update', () => {
     [['--simulate-duration', '5s-1s'], '--simulate-duration: invalid duration "5s-1s": 1s is shorter than 5s'],
   ])('refuses %j with exit 2 and says why', async (args, message) => {
     const { campaignId } = await json(['campaign', 'create', '--company', companyId, '--name', 'target']);
-    for (const command of [['campaign', 'create', '--company', companyId, '--name', 'bad'], ['campaign', 'update', campaignId]]) {
+    for (const command of [
+      ['campaign', 'create', '--company', companyId, '--name', 'bad'],
+      ['campaign', 'update', campaignId],
+    ]) {
       const r = await run([...command, ...args]);
       expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
       expect(r.stderr).toContain(message);
@@ -120,10 +168,28 @@ describe('leadline campaign create / update', () => {
 describe('leadline dialer, recycle and lead explain', () => {
   it('--once calls what is due and exits 0; explain and recycle report it', async () => {
     const { campaignId } = await json([
-      'campaign', 'create', '--company', companyId, '--name', 'Once', '--hours', 'mon-sun 00:00-24:00',
-      '--local-window', '00:00-24:00', '--max-attempts', '1', '--simulate-success', '0', '--concurrency', '3',
+      'campaign',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'Once',
+      '--hours',
+      'mon-sun 00:00-24:00',
+      '--local-window',
+      '00:00-24:00',
+      '--max-attempts',
+      '1',
+      '--simulate-success',
+      '0',
+      '--concurrency',
+      '3',
     ]);
-    const ids = await seedLeads(db, campaignId, [{ externalId: 'a' }, { externalId: 'b' }, { externalId: 'c', scheduledFor: '2099-01-01T00:00:00.000Z' }]);
+    const ids = await seedLeads(db, campaignId, [
+      { externalId: 'a' },
+      { externalId: 'b' },
+      { externalId: 'c', scheduledFor: '2099-01-01T00:00:00.000Z' },
+    ]);
     const d = startDialer(['--once', '--campaign', campaignId], env);
     expect(await d.exited).toBe(0);
     const attempts = d.logs().filter((l) => l.msg === 'attempt');
@@ -131,12 +197,18 @@ describe('leadline dialer, recycle and lead explain', () => {
     expect(attempts[0]).toMatchObject({ campaignId, success: false, attempt: 1, status: 'exhausted', outcome: expect.any(String) });
     expect(d.logs().at(-1)).toMatchObject({ msg: expect.stringContaining('dialer finished'), attempts: 2 });
 
-    expect(await json(['lead', 'explain', '--campaign', campaignId, '--external-id', 'a'])).toMatchObject({ due: false, reasons: ['attempts used up'], nextDueAt: null });
+    expect(await json(['lead', 'explain', '--campaign', campaignId, '--external-id', 'a'])).toMatchObject({
+      due: false,
+      reasons: ['attempts used up'],
+      nextDueAt: null,
+    });
     const later = await json(['lead', 'explain', '--campaign', campaignId, '--external-id', 'c']);
     expect(later).toMatchObject({ due: false, reasons: ['scheduled later'], nextDueAt: '2099-01-01T00:00:00.000Z' });
     const phone = (await leadRow(db, ids[1]!))!.phone_number!;
     const text = await run(['lead', 'explain', '--campaign', campaignId, '--phone', phone]);
-    expect(text.stdout).toBe('not due: attempts used up\nit will not be called again unless the campaign is recycled\n');
+    expect(text.stdout).toBe(
+      'not due: attempts used up\nit will not be called again unless the campaign is recycled\nlocal time checked in: America/Los_Angeles\n',
+    );
 
     expect(await json(['campaign', 'recycle', '--campaign', campaignId])).toEqual({ campaignId, recycled: 2 });
     const now = await json(['lead', 'explain', '--campaign', campaignId, '--external-id', 'a']);
@@ -147,8 +219,24 @@ describe('leadline dialer, recycle and lead explain', () => {
 
   it("the simulate provider follows the campaign's failure mix and call duration; the dialer's --simulate-duration overrides it", async () => {
     const { campaignId } = await json([
-      'campaign', 'create', '--company', companyId, '--name', 'Simulated', '--hours', 'mon-sun 00:00-24:00', '--local-window', '00:00-24:00',
-      '--simulate-success', '0', '--simulate-failures', 'voicemail=1', '--simulate-duration', '1s', '--retry-delay', '0s',
+      'campaign',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'Simulated',
+      '--hours',
+      'mon-sun 00:00-24:00',
+      '--local-window',
+      '00:00-24:00',
+      '--simulate-success',
+      '0',
+      '--simulate-failures',
+      'voicemail=1',
+      '--simulate-duration',
+      '1s',
+      '--retry-delay',
+      '0s',
     ]);
     await seedLeads(db, campaignId, [{}]);
     const slow = startDialer(['--once', '--campaign', campaignId], env);
@@ -182,13 +270,28 @@ describe('leadline dialer, recycle and lead explain', () => {
 
   it('SIGTERM: calls in flight finish within the grace period, then it exits 0', async () => {
     const { campaignId } = await json([
-      'campaign', 'create', '--company', companyId, '--name', 'Drain', '--hours', 'mon-sun 00:00-24:00',
-      '--local-window', '00:00-24:00', '--concurrency', '2', '--simulate-success', '1',
+      'campaign',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'Drain',
+      '--hours',
+      'mon-sun 00:00-24:00',
+      '--local-window',
+      '00:00-24:00',
+      '--concurrency',
+      '2',
+      '--simulate-success',
+      '1',
     ]);
     const ids = await seedLeads(db, campaignId, [{}, {}, {}]);
     const d = startDialer(['--campaign', campaignId, '--simulate-duration', '1s', '--grace', '10s'], env);
     await d.waitFor((l) => l.msg === 'dialer started');
-    while ((await db.kysely.selectFrom('leads').select('id').where('campaign_id', '=', campaignId).where('claimed_by', 'is not', null).execute()).length < 2) {
+    while (
+      (await db.kysely.selectFrom('leads').select('id').where('campaign_id', '=', campaignId).where('claimed_by', 'is not', null).execute())
+        .length < 2
+    ) {
       await new Promise((r) => setTimeout(r, 20));
     }
     d.child.kill('SIGTERM');
@@ -201,7 +304,16 @@ describe('leadline dialer, recycle and lead explain', () => {
 
   it('SIGTERM after the grace period: unfinished calls are hung up and recorded as attempts (never dialled again under their id), and it exits 0', async () => {
     const { campaignId } = await json([
-      'campaign', 'create', '--company', companyId, '--name', 'Release', '--hours', 'mon-sun 00:00-24:00', '--local-window', '00:00-24:00',
+      'campaign',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'Release',
+      '--hours',
+      'mon-sun 00:00-24:00',
+      '--local-window',
+      '00:00-24:00',
     ]);
     const [id] = await seedLeads(db, campaignId, [{}]);
     const d = startDialer(['--campaign', campaignId, '--simulate-duration', '1h', '--grace', '0s'], env);
@@ -220,14 +332,31 @@ describe('the outbound policy in a dialer process', () => {
     const crm = await startStub(null, () => ({ body: { phoneNumber: '+14155550123' } }));
     try {
       const { campaignId } = await json([
-        'campaign', 'create', '--company', companyId, '--name', 'Outbound', '--hours', 'mon-sun 00:00-24:00',
-        '--local-window', '00:00-24:00', '--max-attempts', '1', '--simulate-success', '1', '--predial-url', crm.url,
+        'campaign',
+        'create',
+        '--company',
+        companyId,
+        '--name',
+        'Outbound',
+        '--hours',
+        'mon-sun 00:00-24:00',
+        '--local-window',
+        '00:00-24:00',
+        '--max-attempts',
+        '1',
+        '--simulate-success',
+        '1',
+        '--predial-url',
+        crm.url,
       ]);
       const [refused] = await seedLeads(db, campaignId, [{ externalId: 'refused', phoneNumber: null }]);
       expect(await startDialer(['--once', '--campaign', campaignId], env).exited).toBe(0);
       expect(crm.requests).toHaveLength(0);
       expect(await attemptRows(db, refused!)).toMatchObject([
-        { outcome: 'predial-failed', reason: `predial: refused by the outbound policy: 127.0.0.1 is a loopback address (allow it with OUTBOUND_ALLOW)` },
+        {
+          outcome: 'predial-failed',
+          reason: `predial: refused by the outbound policy: 127.0.0.1 is a loopback address (allow it with OUTBOUND_ALLOW)`,
+        },
       ]);
 
       const [allowed] = await seedLeads(db, campaignId, [{ externalId: 'allowed', phoneNumber: null }]);

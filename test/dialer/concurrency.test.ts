@@ -41,7 +41,13 @@ describe.each(await availableStores())(`${WORKERS} dialer processes over one cam
   });
 
   const campaign = async () => {
-    const id = await makeCampaign(db, { provider: 'webhook', provider_url: phone.url, concurrency: CONCURRENCY, retry_delay_ms: 3_600_000, max_attempts: 5 });
+    const id = await makeCampaign(db, {
+      provider: 'webhook',
+      provider_url: phone.url,
+      concurrency: CONCURRENCY,
+      retry_delay_ms: 3_600_000,
+      max_attempts: 5,
+    });
     await seedMany(db, id, LEADS);
     return id;
   };
@@ -91,7 +97,8 @@ describe.each(await availableStores())(`${WORKERS} dialer processes over one cam
     dials.clear();
     succeed = true;
     const timeoutMs = 2000;
-    const start = () => startDialer(['--campaign', c, '--claim-timeout', `${timeoutMs / 1000}s`, '--poll-interval', '1s'], { ...env(), LOG_LEVEL: 'info' });
+    const start = () =>
+      startDialer(['--campaign', c, '--claim-timeout', `${timeoutMs / 1000}s`, '--poll-interval', '1s'], { ...env(), LOG_LEVEL: 'info' });
     const workers: DialerProcess[] = Array.from({ length: WORKERS }, start);
     const [victim, ...survivors] = workers as [DialerProcess, ...DialerProcess[]];
     const victimId = (await victim.waitFor((l) => l.msg === 'dialer started')).worker as string;

@@ -86,7 +86,13 @@ describe('explainDue', () => {
 
   it('reports every reason that applies, in a fixed order', () => {
     const r = explainDue(
-      lead({ status: 'exhausted', scheduledFor: d('2026-03-20T00:00:00Z'), claimedBy: 'w9', claimExpiresAt: d('2026-03-11T00:00:00Z'), leadZones: ['Asia/Tokyo'] }),
+      lead({
+        status: 'exhausted',
+        scheduledFor: d('2026-03-20T00:00:00Z'),
+        claimedBy: 'w9',
+        claimExpiresAt: d('2026-03-11T00:00:00Z'),
+        leadZones: ['Asia/Tokyo'],
+      }),
       d('2026-03-07T17:00:00Z'),
     );
     expect(r.reasons).toEqual(['attempts used up', 'scheduled later', 'outside hours', 'local time', 'claimed by another worker']);

@@ -25,7 +25,12 @@ describe.each(await availableStores())('lead zones on %s', (kind) => {
     // A database as it was before migration 0005, with leads in it.
     db = openStore(store.config);
     const d = db.dialect;
-    const before = { '0001_core': core(d), '0002_dialer': dialer(d), '0003_dashboard': dashboard(d), '0004_leads_analyze': leadsAnalyze(d) };
+    const before = {
+      '0001_core': core(d),
+      '0002_dialer': dialer(d),
+      '0003_dashboard': dashboard(d),
+      '0004_leads_analyze': leadsAnalyze(d),
+    };
     const { error } = await new Migrator({ db: db.kysely, provider: { getMigrations: async () => before } }).migrateToLatest();
     if (error) throw error;
     const c = await oldSchemaCampaign(db);

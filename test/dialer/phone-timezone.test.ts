@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isOpen, parseLocalWindow, validateTimeZone } from '../../src/scheduling/hours.js';
-import {
-  candidateZonesForPhone,
-  knownPrefixes,
-  timezoneForPhone,
-  zonesForLead,
-} from '../../src/dialer/phone-timezone.js';
+import { candidateZonesForPhone, knownPrefixes, timezoneForPhone, zonesForLead } from '../../src/dialer/phone-timezone.js';
 
 describe('timezoneForPhone', () => {
   it.each([
@@ -78,7 +73,16 @@ describe('candidateZonesForPhone', () => {
   });
   it('an unknown +1 area code: the US and Canada, Newfoundland to Hawaii, Alaska included; not Guam, Saipan or American Samoa', () => {
     const zones = candidateZonesForPhone('+15555550123');
-    expect(zones).toEqual(expect.arrayContaining(['America/St_Johns', 'America/Halifax', 'America/New_York', 'America/Anchorage', 'America/Adak', 'Pacific/Honolulu']));
+    expect(zones).toEqual(
+      expect.arrayContaining([
+        'America/St_Johns',
+        'America/Halifax',
+        'America/New_York',
+        'America/Anchorage',
+        'America/Adak',
+        'Pacific/Honolulu',
+      ]),
+    );
     for (const z of ['Pacific/Guam', 'Pacific/Saipan', 'Pacific/Pago_Pago']) expect(zones).not.toContain(z);
     // Those territories keep their own area codes.
     expect(timezoneForPhone('+16715550123')).toBe('Pacific/Guam');
@@ -119,7 +123,10 @@ describe('zonesForLead', () => {
     const lead = { phoneNumber: '+442079460000', metadata: { timezone: 'America/Chicago' } };
     expect(zonesForLead(lead)).toEqual(['America/Chicago', 'Europe/London']);
     // a +1 212 lead claiming to be in Kolkata: New York's clock still holds
-    expect(zonesForLead({ phoneNumber: '+12125550100', metadata: { timezone: 'Asia/Kolkata' } })).toEqual(['Asia/Kolkata', 'America/New_York']);
+    expect(zonesForLead({ phoneNumber: '+12125550100', metadata: { timezone: 'Asia/Kolkata' } })).toEqual([
+      'Asia/Kolkata',
+      'America/New_York',
+    ]);
     // the same zone is not checked twice
     expect(zonesForLead({ phoneNumber: '+442079460000', metadata: { timezone: 'Europe/London' } })).toEqual(['Europe/London']);
     // a prefetch lead (no number yet) has the metadata's zone only

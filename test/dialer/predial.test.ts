@@ -12,7 +12,10 @@ afterEach(async () => {
   stub = undefined;
 });
 
-async function ask(answer: StubAnswer | ((r: any) => StubAnswer), o: { secret?: string | null; timeoutMs?: number; signal?: AbortSignal } = {}) {
+async function ask(
+  answer: StubAnswer | ((r: any) => StubAnswer),
+  o: { secret?: string | null; timeoutMs?: number; signal?: AbortSignal } = {},
+) {
   stub = await startStub(SECRET, typeof answer === 'function' ? answer : () => answer);
   return predial({
     url: stub.url,
@@ -27,7 +30,9 @@ async function ask(answer: StubAnswer | ((r: any) => StubAnswer), o: { secret?: 
 
 describe('predial', () => {
   it('POSTs {leadId, campaignId, externalId}, signed; the server checks the signature and answers the number', async () => {
-    const r = await ask((req) => (req.signed ? { body: { phoneNumber: '+14155550123' } } : { status: 401, body: { error: 'bad signature' } }));
+    const r = await ask((req) =>
+      req.signed ? { body: { phoneNumber: '+14155550123' } } : { status: 401, body: { error: 'bad signature' } },
+    );
     expect(r).toEqual({ ok: true, phoneNumber: '+14155550123' });
     const [req] = stub!.requests;
     expect(req!.body).toEqual({ leadId: 'ld_1', campaignId: 'cp_1', externalId: 'crm-42' });
@@ -70,7 +75,14 @@ describe('predial', () => {
   });
 
   it('nothing listening is a failure with its reason', async () => {
-    const r = await predial({ url: `http://127.0.0.1:${await freePort()}/predial`, secret: null, leadId: 'l', campaignId: 'c', externalId: 'x', timeoutMs: 1000 });
+    const r = await predial({
+      url: `http://127.0.0.1:${await freePort()}/predial`,
+      secret: null,
+      leadId: 'l',
+      campaignId: 'c',
+      externalId: 'x',
+      timeoutMs: 1000,
+    });
     expect(r).toEqual({ ok: false, reason: 'predial: request failed: ECONNREFUSED' });
   });
 

@@ -91,7 +91,11 @@ describe.each(await availableStores())('dialer processes on %s', { timeout: 90_0
     callMs = 600;
     most = 0;
     try {
-      await leads.bulkCreate(access, campaignId, Array.from({ length: 8 }, (_, i) => ({ phoneNumber: `+1415555040${i}` })));
+      await leads.bulkCreate(
+        access,
+        campaignId,
+        Array.from({ length: 8 }, (_, i) => ({ phoneNumber: `+1415555040${i}` })),
+      );
       const ds = [0, 1, 2].map(() => dialer(['--campaign', campaignId, '--once']));
       expect(await Promise.all(ds.map((d) => d.exited))).toEqual([0, 0, 0]);
       expect(callsOf(campaignId)).toHaveLength(8);

@@ -72,7 +72,8 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
       expect(phone.requests).toHaveLength(1);
       expect((await leadRow(db, second!))!.status).toBe('raw');
 
-      const report = (body: unknown, key = f.keys.writeA) => f.request('POST', `/api/v1/attempts/${attempt!.attempt_id}/outcome`, { body, key });
+      const report = (body: unknown, key = f.keys.writeA) =>
+        f.request('POST', `/api/v1/attempts/${attempt!.attempt_id}/outcome`, { body, key });
       expect((await report({ success: true, outcome: 'answered' }, f.keys.writeB)).status).toBe(404);
       expect((await report({ success: true, outcome: 'answered' }, f.keys.readA)).status).toBe(403);
       expect((await f.request('POST', '/api/v1/attempts/at_nope/outcome', { body: { success: true, outcome: 'answered' } })).body).toEqual({
@@ -85,7 +86,9 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
       expect(done.body.data).toEqual({ attemptId: attempt!.attempt_id, recorded: true, leadStatus: 'concluded' });
       const repeat = await report({ success: false, outcome: 'no-answer' });
       expect([repeat.status, repeat.body.error]).toEqual([409, 'Outcome already recorded for this attempt']);
-      expect(await attemptRows(db, first!)).toMatchObject([{ state: 'closed', closed_by: 'report', outcome: 'answered', reason: 'booked a demo', duration_seconds: 95 }]);
+      expect(await attemptRows(db, first!)).toMatchObject([
+        { state: 'closed', closed_by: 'report', outcome: 'answered', reason: 'booked a demo', duration_seconds: 95 },
+      ]);
       expect(await leadRow(db, first!)).toMatchObject({ status: 'concluded', attempts: 1, claimed_by: null });
       // the slot is free again
       await worker(campaignId).runOnce();
@@ -98,7 +101,12 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
   it('a call whose outcome never comes closes as unknown after the call timeout: it counts, and the next attempt has a new id', async () => {
     const phone = await startStub(null, () => ({ status: 202, body: { accepted: true } }));
     try {
-      const campaignId = await companyCampaign({ provider: 'webhook', provider_url: phone.url, call_timeout_ms: 10_000, retry_delay_ms: 0 });
+      const campaignId = await companyCampaign({
+        provider: 'webhook',
+        provider_url: phone.url,
+        call_timeout_ms: 10_000,
+        retry_delay_ms: 0,
+      });
       const [id] = await seedLeads(db, campaignId, [{}]);
       const t0 = Date.now();
       await worker(campaignId, { now: () => t0 }).runOnce();
@@ -119,7 +127,11 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
 
   it('a call that could not be placed spends no attempt; 20 in a row pause the campaign, visibly, until it is resumed', async () => {
     const campaignId = await companyCampaign({ provider: 'webhook', provider_url: `${await closedPortUrl()}/down`, concurrency: 25 });
-    const ids = await seedLeads(db, campaignId, Array.from({ length: 25 }, () => ({})));
+    const ids = await seedLeads(
+      db,
+      campaignId,
+      Array.from({ length: 25 }, () => ({})),
+    );
     const t0 = Date.now();
     expect(await worker(campaignId, { now: () => t0 }).runOnce()).toMatchObject({ attempts: 0 });
     const row = await leadRow(db, ids[0]!);
@@ -143,7 +155,12 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
   });
 
   it('waits the retry delay of the outcome: busy=10m, others the default', async () => {
-    const campaignId = await companyCampaign({ simulate_success: 0, simulate_failures: 'busy=1', retry_delay_ms: 30 * 60_000, retry_delays: 'busy=10m' });
+    const campaignId = await companyCampaign({
+      simulate_success: 0,
+      simulate_failures: 'busy=1',
+      retry_delay_ms: 30 * 60_000,
+      retry_delays: 'busy=10m',
+    });
     const [id] = await seedLeads(db, campaignId, [{}]);
     const t0 = Date.parse('2026-03-10T14:00:00Z');
     await worker(campaignId, { now: () => t0 }).runOnce();
@@ -161,7 +178,10 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
       sleep: (_ms, signal) =>
         new Promise<void>((resolve) => {
           const t = setTimeout(resolve, 10_000);
-          signal.addEventListener('abort', () => (clearTimeout(t), resolve()));
+          signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            resolve();
+          });
         }),
     });
     const running = w.runOnce();
@@ -186,7 +206,9 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
     expect(await attemptRows(db, called!)).toMatchObject([{ state: 'open' }]);
     expect(await leadRow(db, claimedOnly!)).toMatchObject({ claimed_by: 'dead' });
     await recoverStale(db, t0 + 1001, silent);
-    expect(await attemptRows(db, called!)).toMatchObject([{ attempt_id: 'at_dead_1', state: 'closed', closed_by: 'recovery', outcome: 'unknown', counts: 1 }]);
+    expect(await attemptRows(db, called!)).toMatchObject([
+      { attempt_id: 'at_dead_1', state: 'closed', closed_by: 'recovery', outcome: 'unknown', counts: 1 },
+    ]);
     expect(await leadRow(db, called!)).toMatchObject({ status: 'attempting', attempts: 1, claimed_by: null });
     expect(await leadRow(db, claimedOnly!)).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null, next_attempt_at: null });
     expect(await attemptRows(db, claimedOnly!)).toEqual([]);

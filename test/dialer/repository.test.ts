@@ -256,7 +256,12 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     // the call was placed: its attempt is recorded even though the lead was given back
     expect((await attemptRows(db, ids[3]!)).map((a) => [a.state, a.reason])).toEqual([['closed', 'call 3']]);
     // a second close of the same attempts changes nothing
-    expect((await db.queue.close(plans, 'dialer', T0 + 2000)).map((r) => r.result)).toEqual(['already closed', 'already closed', 'already closed', 'already closed']);
+    expect((await db.queue.close(plans, 'dialer', T0 + 2000)).map((r) => r.result)).toEqual([
+      'already closed',
+      'already closed',
+      'already closed',
+      'already closed',
+    ]);
   });
 
   it('refuses to open an attempt for a lead deleted or a claim lost before the call', async () => {
@@ -272,7 +277,11 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
 
   it('the recorder writes calls that finish together in shared batches; a bad move is refused before anything is written', async () => {
     const c = await makeCampaign(db);
-    const ids = await seedLeads(db, c, Array.from({ length: 20 }, () => ({})));
+    const ids = await seedLeads(
+      db,
+      c,
+      Array.from({ length: 20 }, () => ({})),
+    );
     const claimed = await claim(c);
     const recorder = new AttemptRecorder(db, () => T0, 8);
     expect(() => planAttempt({ ...claimed[0]!, previousStatus: 'concluded' }, attempt())).toThrow(LifecycleError);

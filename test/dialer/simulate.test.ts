@@ -7,7 +7,15 @@ import { DEFAULT_SETTINGS } from '../../src/campaigns/settings.js';
 import type { CampaignTable } from '../../src/db/schema.js';
 import { providerFor } from '../../src/dialer/providers/index.js';
 
-const request = { attemptId: 'at_1', leadId: 'ld_1', campaignId: 'cp_1', phoneNumber: '+14155550100', externalId: null, metadata: {}, attempt: 1 };
+const request = {
+  attemptId: 'at_1',
+  leadId: 'ld_1',
+  campaignId: 'cp_1',
+  phoneNumber: '+14155550100',
+  externalId: null,
+  metadata: {},
+  attempt: 1,
+};
 
 /** runs one call per pair of random numbers (duration draw, then outcome draws); returns outcomes and sleeps */
 async function calls(settings: Partial<CampaignTable>, draws: number[][], o: { simulateDurationMs?: [number, number] } = {}) {
@@ -15,10 +23,11 @@ async function calls(settings: Partial<CampaignTable>, draws: number[][], o: { s
   const outcomes: string[] = [];
   for (const d of draws) {
     const queue = [...d];
-    const provider = providerFor(
-      { provider_url: null, predial_secret: null, ...DEFAULT_SETTINGS, ...settings } as CampaignTable,
-      { random: () => queue.shift()!, sleep: async (ms) => void slept.push(ms), ...o },
-    );
+    const provider = providerFor({ provider_url: null, predial_secret: null, ...DEFAULT_SETTINGS, ...settings } as CampaignTable, {
+      random: () => queue.shift()!,
+      sleep: async (ms) => void slept.push(ms),
+      ...o,
+    });
     const result = await provider.place(request, new AbortController().signal);
     if (result.kind !== 'finished') throw new Error(`the simulate provider answered ${result.kind}`);
     outcomes.push(result.outcome);
@@ -61,8 +70,6 @@ describe('the simulate provider', () => {
   });
 
   it('refuses a stored mix it cannot use, like every other unusable setting', () => {
-    expect(() => providerFor({ ...DEFAULT_SETTINGS, simulate_failures: 'busy=0.5' } as CampaignTable, {})).toThrow(
-      /add up to 1/,
-    );
+    expect(() => providerFor({ ...DEFAULT_SETTINGS, simulate_failures: 'busy=0.5' } as CampaignTable, {})).toThrow(/add up to 1/);
   });
 });

@@ -35,7 +35,14 @@ export async function oldSchemaCampaign(db: Store, id = `cp_old_${Math.random().
   await db.kysely.insertInto('companies').values({ id: companyId, name: 'Dialer Co', created_at: 0 }).execute();
   await db.kysely
     .insertInto('campaigns')
-    .values({ id, company_id: companyId, name: 'Dialer', hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00', created_at: 0 } as never)
+    .values({
+      id,
+      company_id: companyId,
+      name: 'Dialer',
+      hours: 'mon-sun 00:00-24:00',
+      local_window: '00:00-24:00',
+      created_at: 0,
+    } as never)
     .execute();
   return id;
 }
@@ -76,7 +83,9 @@ export async function seedMany(db: Store, campaignId: string, n: number, created
   } else {
     await sql`with recursive g(i) as (select 1 union all select i + 1 from g where i < ${n})
       insert into leads (id, campaign_id, phone_number, metadata, status, priority, attempts, created_at)
-      select 'ld_' || ${campaignId} || '_' || i, ${campaignId}, '+1415' || printf('%07d', i), '{}', 'raw', 0, 0, ${createdAt} from g`.execute(db.kysely);
+      select 'ld_' || ${campaignId} || '_' || i, ${campaignId}, '+1415' || printf('%07d', i), '{}', 'raw', 0, 0, ${createdAt} from g`.execute(
+      db.kysely,
+    );
   }
 }
 

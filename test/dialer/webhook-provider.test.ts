@@ -9,7 +9,15 @@ import { closedPortUrl } from '../providers/closed-port.js';
 import { type Stub, type StubAnswer, startStub } from './http-stub.js';
 
 const SECRET = 'webhook-secret-1';
-const request = { attemptId: 'at_x1', leadId: 'ld_1', campaignId: 'cp_1', phoneNumber: '+14155550123', externalId: null, metadata: { name: 'Ada' }, attempt: 2 };
+const request = {
+  attemptId: 'at_x1',
+  leadId: 'ld_1',
+  campaignId: 'cp_1',
+  phoneNumber: '+14155550123',
+  externalId: null,
+  metadata: { name: 'Ada' },
+  attempt: 2,
+};
 let stub: Stub | undefined;
 afterEach(async () => {
   await stub?.close();
@@ -38,11 +46,19 @@ describe('the webhook provider', () => {
   });
 
   it('a finished call with its reason', async () => {
-    expect(await place({ body: { success: false, outcome: 'busy', reason: 'line busy' } })).toEqual({ kind: 'finished', success: false, outcome: 'busy', reason: 'line busy' });
+    expect(await place({ body: { success: false, outcome: 'busy', reason: 'line busy' } })).toEqual({
+      kind: 'finished',
+      success: false,
+      outcome: 'busy',
+      reason: 'line busy',
+    });
   });
 
   it('202 {"accepted": true}: the call was placed and its outcome comes later', async () => {
-    expect(await place({ status: 202, body: { accepted: true, callId: 'call-7' } })).toEqual({ kind: 'accepted', providerCallId: 'call-7' });
+    expect(await place({ status: 202, body: { accepted: true, callId: 'call-7' } })).toEqual({
+      kind: 'accepted',
+      providerCallId: 'call-7',
+    });
     expect(await place({ status: 202, body: { accepted: true } })).toEqual({ kind: 'accepted', providerCallId: null });
   });
 
@@ -59,12 +75,20 @@ describe('the webhook provider', () => {
   });
 
   it('a refused connection: not placed', async () => {
-    const r = await webhookProvider({ url: `${await closedPortUrl()}/hook`, secret: SECRET, timeoutMs: 2000 }).place(request, new AbortController().signal);
+    const r = await webhookProvider({ url: `${await closedPortUrl()}/hook`, secret: SECRET, timeoutMs: 2000 }).place(
+      request,
+      new AbortController().signal,
+    );
     expect(r).toMatchObject({ kind: 'not-placed' });
   });
 
   it('another 4xx: the receiver refused this call, a failed attempt', async () => {
-    expect(await place({ status: 422, body: {} })).toEqual({ kind: 'finished', success: false, outcome: 'failed', reason: 'webhook: refused the call with HTTP 422' });
+    expect(await place({ status: 422, body: {} })).toEqual({
+      kind: 'finished',
+      success: false,
+      outcome: 'failed',
+      reason: 'webhook: refused the call with HTTP 422',
+    });
   });
 
   it.each([
@@ -80,6 +104,8 @@ describe('the webhook provider', () => {
   it('a call aborted while the receiver holds it: unknown, awaited', async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    expect(await place({ body: { success: true, outcome: 'answered' }, delayMs: 3000 }, 5000, ac.signal)).toMatchObject({ kind: 'unknown' });
+    expect(await place({ body: { success: true, outcome: 'answered' }, delayMs: 3000 }, 5000, ac.signal)).toMatchObject({
+      kind: 'unknown',
+    });
   });
 });

@@ -147,7 +147,11 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
 
   it('never runs more calls at once than the campaign allows, and calls the highest priority first', async () => {
     const c = await makeCampaign(db, { concurrency: 3 });
-    const ids = await seedLeads(db, c, Array.from({ length: 10 }, (_, i) => ({ priority: i * 10 })));
+    const ids = await seedLeads(
+      db,
+      c,
+      Array.from({ length: 10 }, (_, i) => ({ priority: i * 10 })),
+    );
     let running = 0;
     let most = 0;
     const order: number[] = [];
@@ -186,11 +190,22 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
       expect(await w.runOnce()).toMatchObject({ attempts: 4, concluded: 1 });
       expect(crm.requests.map((r) => r.body.externalId).sort()).toEqual(['crm-bad', 'crm-empty', 'crm-ok', 'crm-slow']);
       expect(crm.requests.every((r) => r.signed)).toBe(true);
-      expect((await attemptRows(db, slow!))[0]).toMatchObject({ success: 0, outcome: 'predial-failed', reason: 'predial: no answer within 300 ms' });
+      expect((await attemptRows(db, slow!))[0]).toMatchObject({
+        success: 0,
+        outcome: 'predial-failed',
+        reason: 'predial: no answer within 300 ms',
+      });
       expect((await attemptRows(db, empty!))[0]).toMatchObject({ success: 0, outcome: 'predial-failed', reason: 'predial: empty answer' });
-      expect(await attemptRows(db, good!)).toEqual([expect.objectContaining({ success: 1, outcome: 'answered', phone_number: '+442079460555' })]);
+      expect(await attemptRows(db, good!)).toEqual([
+        expect.objectContaining({ success: 1, outcome: 'answered', phone_number: '+442079460555' }),
+      ]);
       expect(await attemptRows(db, bad!)).toEqual([
-        expect.objectContaining({ success: 0, outcome: 'predial-failed', phone_number: null, reason: 'predial: phoneNumber "call me" is not E.164' }),
+        expect.objectContaining({
+          success: 0,
+          outcome: 'predial-failed',
+          phone_number: null,
+          reason: 'predial: phoneNumber "call me" is not E.164',
+        }),
       ]);
       expect(await leadRow(db, bad!)).toMatchObject({ status: 'attempting', attempts: 1 });
     } finally {
@@ -223,7 +238,10 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
         new Promise<void>((resolve) => {
           // the first call ends soon; the second would take an hour
           const t = setTimeout(resolve, calls++ === 0 ? 50 : 3_600_000);
-          signal.addEventListener('abort', () => (clearTimeout(t), resolve()));
+          signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            resolve();
+          });
         }),
     });
     const running = w.run();
@@ -276,7 +294,14 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
   it('claims stay renewed while calls finish during the grace period', async () => {
     const c = await makeCampaign(db);
     const [id] = await seedLeads(db, c, [{}]);
-    const w = new Dialer({ store: db, logger: silent, campaignIds: [c], random: () => 0, claimTimeoutMs: 300, sleep: () => new Promise((r) => setTimeout(r, 1200)) });
+    const w = new Dialer({
+      store: db,
+      logger: silent,
+      campaignIds: [c],
+      random: () => 0,
+      claimTimeoutMs: 300,
+      sleep: () => new Promise((r) => setTimeout(r, 1200)),
+    });
     const running = w.run();
     while (w.callsInFlight < 1) await new Promise((r) => setTimeout(r, 5));
     const stopped = w.stop(5000);

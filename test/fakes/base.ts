@@ -47,7 +47,13 @@ export class FakeHttp {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const u = new URL(req.url ?? '/', 'http://fake');
-        const r: FakeRequest = { method: req.method ?? 'GET', path: u.pathname, query: u.searchParams, headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') };
+        const r: FakeRequest = {
+          method: req.method ?? 'GET',
+          path: u.pathname,
+          query: u.searchParams,
+          headers: req.headers,
+          raw: Buffer.concat(chunks).toString('utf8'),
+        };
         fake!.requests.push(r);
         const m = fake!.misbehave.shift();
         if (m === 'hang') return; // the socket stays open until close()
@@ -83,7 +89,11 @@ function send(res: ServerResponse, r: FakeReply): void {
   res.writeHead(r.status, headers).end(text);
 }
 
-export const json = (status: number, body: unknown, headers?: Record<string, string>): FakeReply => ({ status, body, ...(headers ? { headers } : {}) });
+export const json = (status: number, body: unknown, headers?: Record<string, string>): FakeReply => ({
+  status,
+  body,
+  ...(headers ? { headers } : {}),
+});
 
 export function parseBody(raw: string): Record<string, unknown> | null {
   try {
@@ -116,11 +126,4 @@ export function deliver(url: string, headers: Record<string, string>, body: stri
     req.on('error', reject);
     req.end(body);
   });
-}
-
-let counter = 0;
-/** ids unique within a test run, shaped like the platform's where the shape is documented */
-export function nextId(prefix = ''): string {
-  counter += 1;
-  return `${prefix}${Date.now().toString(16)}${counter.toString(16).padStart(8, '0')}`;
 }

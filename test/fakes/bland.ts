@@ -15,7 +15,18 @@
  * keys show among the call's variables (the cookbook says they fill {{key}} in the prompt).
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { type Delivery, deliver, E164, FakeHttp, type FakeReply, type FakeRequest, isJson, json, type Misbehaviour, parseBody } from './base.js';
+import {
+  type Delivery,
+  deliver,
+  E164,
+  FakeHttp,
+  type FakeReply,
+  type FakeRequest,
+  isJson,
+  json,
+  type Misbehaviour,
+  parseBody,
+} from './base.js';
 
 export interface BlandFakeOptions {
   apiKey: string;
@@ -56,7 +67,9 @@ export class BlandFake {
     return this.http.requests.filter((r) => r.method === 'POST' && r.path === '/v1/calls');
   }
   refuseNextCreate(status = 429, headers?: Record<string, string>): void {
-    this.refusals.push(json(status, { status: 'error', message: status === 429 ? 'Rate limit exceeded' : 'Internal server error.' }, headers));
+    this.refusals.push(
+      json(status, { status: 'error', message: status === 429 ? 'Rate limit exceeded' : 'Internal server error.' }, headers),
+    );
   }
   next(m: Misbehaviour): void {
     this.http.next(m);
@@ -85,10 +98,15 @@ export class BlandFake {
   }
 
   /** the post-call webhook, or (`delayed`) the second payload with the corrected transcript */
-  webhook(id: string, o: { secret?: string; delayed?: boolean; tamper?: boolean; unsigned?: boolean } = {}): { url: string; headers: Record<string, string>; body: string } {
+  webhook(
+    id: string,
+    o: { secret?: string; delayed?: boolean; tamper?: boolean; unsigned?: boolean } = {},
+  ): { url: string; headers: Record<string, string>; body: string } {
     const c = this.call(id);
     const body = JSON.stringify(o.delayed ? { call_id: id, corrected_transcript: { segments: [] }, citations: [] } : c);
-    const sig = createHmac('sha256', o.secret ?? this.o.signingSecret).update(body).digest('hex');
+    const sig = createHmac('sha256', o.secret ?? this.o.signingSecret)
+      .update(body)
+      .digest('hex');
     const headers: Record<string, string> = { 'content-type': 'application/json', ...(o.unsigned ? {} : { 'x-webhook-signature': sig }) };
     return { url: this.hooks.get(id)!, headers, body: o.tamper ? body.replace('"call_id"', '"call_id" ') : body };
   }
@@ -132,10 +150,13 @@ export class BlandFake {
     const b = isJson(r.headers) ? parseBody(r.raw) : null;
     if (!b) return json(400, { status: 'error', message: 'Invalid JSON body' });
     const problem =
-      typeof b.phone_number !== 'string' || !E164.test(b.phone_number) ? 'phone_number must be a valid phone number in E.164 format'
-      : !b.task && !b.pathway_id ? 'task or pathway_id is required'
-      : b.from !== undefined && (typeof b.from !== 'string' || !E164.test(b.from)) ? 'from must be an E.164 number'
-      : null;
+      typeof b.phone_number !== 'string' || !E164.test(b.phone_number)
+        ? 'phone_number must be a valid phone number in E.164 format'
+        : !b.task && !b.pathway_id
+          ? 'task or pathway_id is required'
+          : b.from !== undefined && (typeof b.from !== 'string' || !E164.test(b.from))
+            ? 'from must be an E.164 number'
+            : null;
     if (problem) return json(400, { status: 'error', message: problem });
     const live = [...this.calls.values()].filter((c) => c.completed !== true).length;
     if (live >= (this.o.concurrencyLimit ?? 10)) return json(429, { status: 'error', message: 'Concurrency limit reached' });

@@ -14,7 +14,18 @@
  * disconnection_reason manual_stopped; an ended call answers stop-call with 400.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { type Delivery, deliver, E164, FakeHttp, type FakeReply, type FakeRequest, isJson, json, type Misbehaviour, parseBody } from './base.js';
+import {
+  type Delivery,
+  deliver,
+  E164,
+  FakeHttp,
+  type FakeReply,
+  type FakeRequest,
+  isJson,
+  json,
+  type Misbehaviour,
+  parseBody,
+} from './base.js';
 
 export interface RetellFakeOptions {
   apiKey: string;
@@ -88,8 +99,13 @@ export class RetellFake {
     const call = event === 'call_analyzed' ? { ...rest, call_analysis } : rest;
     const body = JSON.stringify({ event, call });
     const ts = o.timestamp ?? Date.now();
-    const d = createHmac('sha256', o.key ?? this.o.webhookKey ?? this.o.apiKey).update(body + ts).digest('hex');
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...(o.unsigned ? {} : { 'x-retell-signature': `v=${ts},d=${d}` }) };
+    const d = createHmac('sha256', o.key ?? this.o.webhookKey ?? this.o.apiKey)
+      .update(body + ts)
+      .digest('hex');
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      ...(o.unsigned ? {} : { 'x-retell-signature': `v=${ts},d=${d}` }),
+    };
     return { url: this.hooks.get(id)!, headers, body: o.tamper ? body.replace('"event"', '"event" ') : body };
   }
 
@@ -134,11 +150,15 @@ export class RetellFake {
     if (!b) return json(400, { error_message: 'Invalid request body' });
     const vars = (b.retell_llm_dynamic_variables ?? {}) as Record<string, unknown>;
     const problem =
-      typeof b.from_number !== 'string' || !E164.test(b.from_number) ? 'from_number must be in E.164 format'
-      : !this.o.numbers.includes(b.from_number) ? 'from_number must be a number purchased from Retell or imported to Retell'
-      : typeof b.to_number !== 'string' || !E164.test(b.to_number) ? 'to_number must be in E.164 format'
-      : Object.values(vars).some((v) => typeof v !== 'string') ? 'retell_llm_dynamic_variables values must be strings'
-      : null;
+      typeof b.from_number !== 'string' || !E164.test(b.from_number)
+        ? 'from_number must be in E.164 format'
+        : !this.o.numbers.includes(b.from_number)
+          ? 'from_number must be a number purchased from Retell or imported to Retell'
+          : typeof b.to_number !== 'string' || !E164.test(b.to_number)
+            ? 'to_number must be in E.164 format'
+            : Object.values(vars).some((v) => typeof v !== 'string')
+              ? 'retell_llm_dynamic_variables values must be strings'
+              : null;
     if (problem) return json(400, { error_message: problem });
     const live = [...this.calls.values()].filter((c) => c.call_status === 'registered' || c.call_status === 'ongoing').length;
     if (live >= (this.o.concurrencyLimit ?? 20)) return json(429, { error_message: 'Concurrency limit reached' });

@@ -50,7 +50,9 @@ export class TwilioFake {
     return this.http.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/Calls.json'));
   }
   refuseNextCreate(headers?: Record<string, string>): void {
-    this.refusals.push(json(429, { code: 20429, message: 'Too Many Requests', more_info: 'https://www.twilio.com/docs/errors/20429', status: 429 }, headers));
+    this.refusals.push(
+      json(429, { code: 20429, message: 'Too Many Requests', more_info: 'https://www.twilio.com/docs/errors/20429', status: 429 }, headers),
+    );
   }
   next(m: Misbehaviour): void {
     this.http.next(m);
@@ -67,7 +69,10 @@ export class TwilioFake {
   }
 
   /** a status callback for the call's current status, or the async AMD callback (`amd`) */
-  webhook(sid: string, o: { amd?: boolean; token?: string; tamper?: boolean; unsigned?: boolean } = {}): { url: string; headers: Record<string, string>; body: string } {
+  webhook(
+    sid: string,
+    o: { amd?: boolean; token?: string; tamper?: boolean; unsigned?: boolean } = {},
+  ): { url: string; headers: Record<string, string>; body: string } {
     const c = this.call(sid);
     const p = this.params.get(sid)!;
     const seq = this.sequence.get(sid) ?? 0;
@@ -115,14 +120,27 @@ export class TwilioFake {
   private route(r: FakeRequest): FakeReply {
     const m = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls(?:\/([^/]+))?\.json$/.exec(r.path);
     if (!m) return json(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
-    const [user, pass] = Buffer.from(String(r.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString().split(':');
-    if (!String(r.headers.authorization ?? '').startsWith('Basic ') || user !== this.o.accountSid || pass !== this.o.authToken || m[1] !== this.o.accountSid) {
+    const [user, pass] = Buffer.from(String(r.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+      .toString()
+      .split(':');
+    if (
+      !String(r.headers.authorization ?? '').startsWith('Basic ') ||
+      user !== this.o.accountSid ||
+      pass !== this.o.authToken ||
+      m[1] !== this.o.accountSid
+    ) {
       return json(401, { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
     }
     const sid = m[2];
     if (!sid && r.method === 'POST') return this.create(r);
     const c = sid ? this.calls.get(sid) : undefined;
-    if (!c) return json(404, { code: 20404, message: `The requested resource ${r.path} was not found`, more_info: 'https://www.twilio.com/docs/errors/20404', status: 404 });
+    if (!c)
+      return json(404, {
+        code: 20404,
+        message: `The requested resource ${r.path} was not found`,
+        more_info: 'https://www.twilio.com/docs/errors/20404',
+        status: 404,
+      });
     if (r.method === 'GET') return json(200, c);
     if (r.method === 'POST') {
       const status = new URLSearchParams(r.raw).get('Status');
@@ -136,12 +154,20 @@ export class TwilioFake {
   private create(r: FakeRequest): FakeReply {
     const refusal = this.refusals.shift();
     if (refusal) return refusal;
-    if (!/^application\/x-www-form-urlencoded\b/i.test(String(r.headers['content-type'] ?? ''))) return json(400, { message: 'Content-Type must be application/x-www-form-urlencoded', status: 400 });
+    if (!/^application\/x-www-form-urlencoded\b/i.test(String(r.headers['content-type'] ?? '')))
+      return json(400, { message: 'Content-Type must be application/x-www-form-urlencoded', status: 400 });
     const p = new URLSearchParams(r.raw);
     const to = p.get('To') ?? '';
-    if (!E164.test(to)) return json(400, { code: 21211, message: `Invalid 'To' Phone Number: ${to}`, more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 });
+    if (!E164.test(to))
+      return json(400, {
+        code: 21211,
+        message: `Invalid 'To' Phone Number: ${to}`,
+        more_info: 'https://www.twilio.com/docs/errors/21211',
+        status: 400,
+      });
     if (!p.get('From')) return json(400, { message: "Required parameter 'From' missing.", status: 400 });
-    if (!p.get('Url') && !p.get('Twiml') && !p.get('ApplicationSid')) return json(400, { message: "Required parameter 'Url' missing.", status: 400 });
+    if (!p.get('Url') && !p.get('Twiml') && !p.get('ApplicationSid'))
+      return json(400, { message: "Required parameter 'Url' missing.", status: 400 });
     const sid = `CA${randomBytes(16).toString('hex')}`;
     const call: Record<string, unknown> = {
       sid,

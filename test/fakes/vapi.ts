@@ -14,14 +14,25 @@
  * through the control URL, the error bodies).
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { type Delivery, deliver, E164, FakeHttp, type FakeReply, type FakeRequest, isJson, json, type Misbehaviour, parseBody } from './base.js';
+import {
+  type Delivery,
+  deliver,
+  E164,
+  FakeHttp,
+  type FakeReply,
+  type FakeRequest,
+  isJson,
+  json,
+  type Misbehaviour,
+  parseBody,
+} from './base.js';
 
 export interface VapiFakeOptions {
   apiKey: string;
   concurrencyLimit?: number;
 }
 
-export type VapiAuth = 'server-headers' | 'hmac' | 'none';
+type VapiAuth = 'server-headers' | 'hmac' | 'none';
 
 export interface VapiWebhookOptions {
   auth?: VapiAuth;
@@ -81,12 +92,23 @@ export class VapiFake {
   }
 
   /** one server message about a call, as Vapi would post it */
-  webhook(id: string, type: 'status-update' | 'end-of-call-report', o: VapiWebhookOptions = {}): { url: string; headers: Record<string, string>; body: string } {
+  webhook(
+    id: string,
+    type: 'status-update' | 'end-of-call-report',
+    o: VapiWebhookOptions = {},
+  ): { url: string; headers: Record<string, string>; body: string } {
     const c = this.call(id);
     const server = (c.assistantOverrides as { server: { url: string; headers?: Record<string, string> } }).server;
     const message: Record<string, unknown> = { type, timestamp: Date.now(), call: c };
     if (type === 'status-update') message.status = c.status;
-    else Object.assign(message, { endedReason: c.endedReason, analysis: c.analysis, artifact: { transcript: 'AI: Hi.', messages: [] }, startedAt: c.startedAt, endedAt: c.endedAt });
+    else
+      Object.assign(message, {
+        endedReason: c.endedReason,
+        analysis: c.analysis,
+        artifact: { transcript: 'AI: Hi.', messages: [] },
+        startedAt: c.startedAt,
+        endedAt: c.endedAt,
+      });
     const body = JSON.stringify({ message });
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     const auth = o.auth ?? 'server-headers';
@@ -94,7 +116,9 @@ export class VapiFake {
     if (auth === 'hmac') {
       const ts = String(o.timestamp ?? Math.floor(Date.now() / 1000));
       headers['x-timestamp'] = ts;
-      headers['x-signature'] = createHmac('sha256', o.hmacSecret ?? '').update(`${ts}.${body}`).digest('hex');
+      headers['x-signature'] = createHmac('sha256', o.hmacSecret ?? '')
+        .update(`${ts}.${body}`)
+        .digest('hex');
     }
     return { url: server.url, headers, body: o.tamper ? body.replace('"type"', '"type" ') : body };
   }
@@ -160,7 +184,11 @@ export class VapiFake {
       monitor: { listenUrl: `ws://127.0.0.1/${id}/transport`, controlUrl: `${this.http.url}/control/${id}` },
     };
     this.calls.set(id, call);
-    const subscriptionLimits = { concurrencyBlocked: blocked, concurrencyLimit: this.o.concurrencyLimit, remainingConcurrentCalls: Math.max(0, this.o.concurrencyLimit - live - 1) };
+    const subscriptionLimits = {
+      concurrencyBlocked: blocked,
+      concurrencyLimit: this.o.concurrencyLimit,
+      remainingConcurrentCalls: Math.max(0, this.o.concurrencyLimit - live - 1),
+    };
     return json(201, { subscriptionLimits, ...call });
   }
 

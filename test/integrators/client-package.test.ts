@@ -89,8 +89,16 @@ describe('@leadline/client from its tarball', () => {
     dir = mkdtempSync(join(tmpdir(), 'leadline-client-pkg-'));
     const [packed] = await Promise.all([
       npm(
-        ['pack', './packages/client', './node_modules/openapi-fetch', './node_modules/openapi-typescript-helpers',
-          '--json', '--ignore-scripts', '--pack-destination', dir],
+        [
+          'pack',
+          './packages/client',
+          './node_modules/openapi-fetch',
+          './node_modules/openapi-typescript-helpers',
+          '--json',
+          '--ignore-scripts',
+          '--pack-destination',
+          dir,
+        ],
         ROOT,
       ),
       startSeededServer('sqlite').then((s) => (server = s)),
@@ -132,8 +140,20 @@ describe('@leadline/client from its tarball', () => {
     writeFileSync(join(app, 'consumer.ts'), CONSUMER);
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
     // the strictest settings a consumer is likely to use; tsc emits consumer.js only if it compiles
-    const flags = ['--strict', '--noUncheckedIndexedAccess', '--exactOptionalPropertyTypes', '--noEmitOnError',
-      '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom'];
+    const flags = [
+      '--strict',
+      '--noUncheckedIndexedAccess',
+      '--exactOptionalPropertyTypes',
+      '--noEmitOnError',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--lib',
+      'es2022,dom',
+    ];
     await promisify(execFile)(process.execPath, [tsc, ...flags, 'consumer.ts'], { cwd: app }).catch((err: { stdout: string }) => {
       throw new Error(`tsc failed:\n${err.stdout}`);
     });

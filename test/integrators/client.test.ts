@@ -37,7 +37,13 @@ describe.each(await availableStores())('the typed client against a real server o
     // two pages through the cursor; limit is a number (the document says integer)
     const first = await client.GET('/api/v1/leads', { params: { query: { campaignId, limit: 2 } } });
     expect(first.data!.data).toMatchObject({ count: 2, hasMore: true });
-    expect(first.data!.data.leads[0]).toMatchObject({ _id: leadId, externalId: 'c-1', metadata: { name: 'Ann' }, priority: 9, status: 'raw' });
+    expect(first.data!.data.leads[0]).toMatchObject({
+      _id: leadId,
+      externalId: 'c-1',
+      metadata: { name: 'Ann' },
+      priority: 9,
+      status: 'raw',
+    });
     const second = await client.GET('/api/v1/records', { params: { query: { campaignId, cursor: first.data!.data.cursor } } });
     expect(second.data!.data).toMatchObject({ count: 1, hasMore: false });
     const all = await client.GET('/api/v1/leads', { params: { query: { campaignId, limit: 8000 } } });

@@ -53,7 +53,10 @@ describe('columns', () => {
       Name: 'metadata.name',
       junk: '-',
     });
-    expect(plan.fields).toEqual([[1, 'phoneNumber'], [2, 'externalId']]);
+    expect(plan.fields).toEqual([
+      [1, 'phoneNumber'],
+      [2, 'externalId'],
+    ]);
     expect(plan.metadata).toEqual([[4, 'name']]);
     expect(plan.metadataJson).toBe(6);
   });
@@ -69,11 +72,19 @@ describe('columns', () => {
 
 describe('rows', () => {
   const plan = planColumns(['phoneNumber', 'externalId', 'priority', 'scheduledFor', 'metadata', 'city'], {});
-  const row = (cells: Partial<Record<'phone' | 'ext' | 'priority' | 'at' | 'json' | 'city', string>>) =>
-    [cells.phone ?? '', cells.ext ?? '', cells.priority ?? '', cells.at ?? '', cells.json ?? '', cells.city ?? ''];
+  const row = (cells: Partial<Record<'phone' | 'ext' | 'priority' | 'at' | 'json' | 'city', string>>) => [
+    cells.phone ?? '',
+    cells.ext ?? '',
+    cells.priority ?? '',
+    cells.at ?? '',
+    cells.json ?? '',
+    cells.city ?? '',
+  ];
 
   it('builds the bulk entry the server expects', () => {
-    expect(toLead(plan, row({ phone: ' +14155550123 ', priority: '7', at: '2030-01-01T09:00:00Z', json: '{"a":[1]}', city: 'Oslo' }))).toEqual({
+    expect(
+      toLead(plan, row({ phone: ' +14155550123 ', priority: '7', at: '2030-01-01T09:00:00Z', json: '{"a":[1]}', city: 'Oslo' })),
+    ).toEqual({
       lead: { phoneNumber: '+14155550123', priority: 7, scheduledFor: '2030-01-01T09:00:00Z', metadata: { a: [1], city: 'Oslo' } },
     });
     expect(toLead(plan, row({ ext: "'@crm" }))).toEqual({ lead: { externalId: '@crm' } });
@@ -87,7 +98,8 @@ describe('rows', () => {
   });
 
   it('rejects what the server would, with its words', () => {
-    const reason = (cells: Parameters<typeof row>[0], phoneRequired = false) => (toLead(plan, row(cells), { phoneRequired }) as { reason: string }).reason;
+    const reason = (cells: Parameters<typeof row>[0], phoneRequired = false) =>
+      (toLead(plan, row(cells), { phoneRequired }) as { reason: string }).reason;
     expect(reason({})).toBe('At least one of phoneNumber or externalId is required');
     expect(reason({ ext: 'x'.repeat(256) })).toContain('externalId must be');
     expect(reason({ ext: 'a\u0000b' })).toContain('externalId must be');
@@ -104,7 +116,13 @@ describe('progress', () => {
   const state = { bytes: 500, rows: 1000, created: 990, skipped: 5, rejected: 5 };
 
   it('draws a bar with rows per second and an ETA on a terminal', async () => {
-    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 160, cursorTo: () => true, clearLine: () => true, moveCursor: () => true });
+    const stream = Object.assign(new PassThrough(), {
+      isTTY: true,
+      columns: 160,
+      cursorTo: () => true,
+      clearLine: () => true,
+      moveCursor: () => true,
+    });
     let text = '';
     stream.on('data', (d) => (text += d));
     let now = 0;

@@ -18,7 +18,9 @@ describe.skipIf(!runBrowserSuite)('the docs page in a real browser', () => {
     [f, browser] = await Promise.all([makeFixture('sqlite'), launch()]);
     await f.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(f.app.server.address() as AddressInfo).port}`;
-    await f.request('POST', '/api/v1/leads', { body: { campaignId: f.ids.campaignA, phoneNumber: '+14155550700', metadata: { name: 'Ann' } } });
+    await f.request('POST', '/api/v1/leads', {
+      body: { campaignId: f.ids.campaignA, phoneNumber: '+14155550700', metadata: { name: 'Ann' } },
+    });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

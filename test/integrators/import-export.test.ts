@@ -53,7 +53,18 @@ describe.each(await availableStores())('import and export against a running serv
   it('imports good rows, skips duplicates, rejects bad rows with line and reason, and exports what it stored', async () => {
     const file = join(dir, `${kind}-leads.csv`);
     writeFileSync(file, CSV);
-    const run = await cli(['import', file, '--campaign', server.campaignId, ...remote(server), '--map', 'Phone=phoneNumber', '--country', 'US', '--json']);
+    const run = await cli([
+      'import',
+      file,
+      '--campaign',
+      server.campaignId,
+      ...remote(server),
+      '--map',
+      'Phone=phoneNumber',
+      '--country',
+      'US',
+      '--json',
+    ]);
     expect(run.stderr).toMatch(/rows\/s, ETA/); // piped: plain progress lines
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
@@ -83,10 +94,14 @@ describe.each(await availableStores())('import and export against a running serv
       ['+14155550907', '-42', '0', '', 'raw', { name: 'Gus', notes: 'a note\nover two lines' }],
       ['+14155550908', '', '0', '', 'raw', { name: 'Hal' }],
     ]);
-    for (const row of exported) expect(Object.values(row).every((cell) => !/^[=+\-@\t\r]/.test(cell) || /^[+-]?\d+$/.test(cell))).toBe(true);
+    for (const row of exported)
+      expect(Object.values(row).every((cell) => !/^[=+\-@\t\r]/.test(cell) || /^[+-]?\d+$/.test(cell))).toBe(true);
 
     const ndjson = await cli(['export', '--campaign', server.campaignId, ...remote(server), '--format', 'ndjson']);
-    const leads = ndjson.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const leads = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(leads.map((l) => l._id)).toEqual(exported.map((r) => r._id));
     expect(leads[1]).toMatchObject({ externalId: '@e-2', metadata: { name: 'Bob' } });
     expect(leads[3]).not.toHaveProperty('externalId');
@@ -98,7 +113,12 @@ describe.each(await availableStores())('import and export against a running serv
     expect(JSON.parse(reimport.stdout)).toMatchObject({ rows: 4, created: 4, rejected: 0, rejectsPath: null });
     const copy = await cli(['export', '--campaign', server.prefetchCampaignId, ...remote(server), '--format', 'ndjson']);
     const strip = ({ _id, campaignId, _creationTime, ...rest }: Record<string, unknown>) => rest;
-    expect(copy.stdout.trim().split('\n').map((line) => strip(JSON.parse(line)))).toEqual(leads.map(strip));
+    expect(
+      copy.stdout
+        .trim()
+        .split('\n')
+        .map((line) => strip(JSON.parse(line))),
+    ).toEqual(leads.map(strip));
   });
 
   it('refuses unusable input with exit 2 before sending anything', async () => {
@@ -166,7 +186,10 @@ describe('an interrupted import', () => {
     expect(rejects.map((r) => Number(r.row))).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1).filter(bad));
 
     const exported = await cli(['export', '--campaign', server.campaignId, ...remote(server), '--format', 'ndjson']);
-    const phones = exported.stdout.trim().split('\n').map((line) => JSON.parse(line).phoneNumber as string);
+    const phones = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).phoneNumber as string);
     expect(phones.length).toBe(valid);
     expect(new Set(phones).size).toBe(valid);
   }, 120_000);

@@ -77,7 +77,11 @@ describe('importCsv', () => {
     const flaky = async (request: Request) => (failures-- > 0 ? new Response('{}', { status: 503 }) : inject(request));
     const sleep = async () => undefined;
     const base = { campaignId: f.ids.campaignA, rejectsPath: join(dir, 'flaky.rejects.csv'), retry: { sleep } };
-    const ok = await importCsv({ ...base, file: csv('flaky.csv', 5), client: createLeadlineClient({ baseUrl: 'http://x', apiKey: f.keys.writeA, fetch: flaky }) });
+    const ok = await importCsv({
+      ...base,
+      file: csv('flaky.csv', 5),
+      client: createLeadlineClient({ baseUrl: 'http://x', apiKey: f.keys.writeA, fetch: flaky }),
+    });
     expect(ok.created).toBe(5);
 
     // the first chunk is acknowledged, then the server goes away for good
@@ -88,7 +92,8 @@ describe('importCsv', () => {
     };
     const file = csv('down.csv', 2500);
     const down = { ...base, campaignId: f.ids.campaignA2, file, chunkSize: 1000, rejectsPath: join(dir, 'down.rejects.csv') };
-    const client = (fetch: (r: Request) => Promise<Response>) => createLeadlineClient({ baseUrl: 'http://x', apiKey: f!.keys.writeA, fetch });
+    const client = (fetch: (r: Request) => Promise<Response>) =>
+      createLeadlineClient({ baseUrl: 'http://x', apiKey: f!.keys.writeA, fetch });
     await expect(importCsv({ ...down, client: client(goesDown) })).rejects.toThrow(
       new ServerUnavailableError('the server did not answer after 6 attempts (ECONNREFUSED)'),
     );

@@ -69,7 +69,12 @@ describe('the document', () => {
         const statuses = Object.keys(op.responses);
         expect(statuses, `${method} ${path}`).toContain('429');
         expect(op.responses['429'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RateLimitedEnvelope' });
-        expect(Object.keys(op.responses['429'].headers)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']);
+        expect(Object.keys(op.responses['429'].headers)).toEqual([
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+          'Retry-After',
+        ]);
         if (!path.includes('/leads') && !path.includes('/records')) continue;
         for (const status of ['400', '401', '500', '503']) expect(statuses, `${method} ${path}`).toContain(status);
         for (const status of statuses.filter((s) => Number(s) >= 400 && s !== '429')) {
@@ -135,63 +140,85 @@ describe('real responses of every endpoint validate against the document', () =>
     return run;
   };
 
-  const everyClientError = (prefix: string) => once(`client errors ${prefix}`, async () => {
-    const c = f.ids.campaignA;
-    const phone = prefix.endsWith('leads') ? '+14155550100' : '+14155550200';
-    const ext = `${prefix}-ext`;
-    const create = (body: unknown, o: { key?: string | null; headers?: Record<string, string> } = {}) =>
-      f.request('POST', prefix, { body, ...o });
-    check('POST', prefix, await create({ campaignId: c, phoneNumber: phone, externalId: ext, metadata: { a: 1 }, scheduledFor: '2030-01-01T09:00:00+02:00', priority: 3 }));
-    check('POST', prefix, await create({ campaignId: c, externalId: ext, phoneNumber: '+14155550999' })); // 409
-    check('POST', prefix, await create({ campaignId: c })); // 400
-    check('POST', prefix, await create({ campaignId: c, phoneNumber: phone }, { key: null })); // 401
-    check('POST', prefix, await create({ campaignId: c, phoneNumber: phone }, { key: 'll_nope' })); // 401
-    check('POST', prefix, await create({ campaignId: c, phoneNumber: phone }, { key: f.keys.readA })); // 403
-    check('POST', prefix, await create({ campaignId: f.ids.campaignB, phoneNumber: phone })); // 404
-    check('POST', prefix, await create({ campaignId: c, phoneNumber: phone, metadata: { x: 'y'.repeat(70_000) } })); // 413
-    check('POST', prefix, await create('phoneNumber=1', { headers: { 'content-type': 'application/x-www-form-urlencoded' } })); // 415
+  const everyClientError = (prefix: string) =>
+    once(`client errors ${prefix}`, async () => {
+      const c = f.ids.campaignA;
+      const phone = prefix.endsWith('leads') ? '+14155550100' : '+14155550200';
+      const ext = `${prefix}-ext`;
+      const create = (body: unknown, o: { key?: string | null; headers?: Record<string, string> } = {}) =>
+        f.request('POST', prefix, { body, ...o });
+      check(
+        'POST',
+        prefix,
+        await create({
+          campaignId: c,
+          phoneNumber: phone,
+          externalId: ext,
+          metadata: { a: 1 },
+          scheduledFor: '2030-01-01T09:00:00+02:00',
+          priority: 3,
+        }),
+      );
+      check('POST', prefix, await create({ campaignId: c, externalId: ext, phoneNumber: '+14155550999' })); // 409
+      check('POST', prefix, await create({ campaignId: c })); // 400
+      check('POST', prefix, await create({ campaignId: c, phoneNumber: phone }, { key: null })); // 401
+      check('POST', prefix, await create({ campaignId: c, phoneNumber: phone }, { key: 'll_nope' })); // 401
+      check('POST', prefix, await create({ campaignId: c, phoneNumber: phone }, { key: f.keys.readA })); // 403
+      check('POST', prefix, await create({ campaignId: f.ids.campaignB, phoneNumber: phone })); // 404
+      check('POST', prefix, await create({ campaignId: c, phoneNumber: phone, metadata: { x: 'y'.repeat(70_000) } })); // 413
+      check('POST', prefix, await create('phoneNumber=1', { headers: { 'content-type': 'application/x-www-form-urlencoded' } })); // 415
 
-    check('POST', `${prefix}/bulk`, await f.request('POST', `${prefix}/bulk`, {
-      body: { campaignId: c, leads: [{ phoneNumber: phone }, { externalId: `${ext}-2`, phoneNumber: '+14155550301' }] },
-    }));
-    check('POST', `${prefix}/bulk`, await f.request('POST', `${prefix}/bulk`, { body: { campaignId: c, leads: [{}] } })); // 400
-    check('POST', `${prefix}/bulk`, await f.request('POST', `${prefix}/bulk`, { body: { campaignId: 'cp_none', leads: [{ phoneNumber: phone }] } })); // 404
+      check(
+        'POST',
+        `${prefix}/bulk`,
+        await f.request('POST', `${prefix}/bulk`, {
+          body: { campaignId: c, leads: [{ phoneNumber: phone }, { externalId: `${ext}-2`, phoneNumber: '+14155550301' }] },
+        }),
+      );
+      check('POST', `${prefix}/bulk`, await f.request('POST', `${prefix}/bulk`, { body: { campaignId: c, leads: [{}] } })); // 400
+      check(
+        'POST',
+        `${prefix}/bulk`,
+        await f.request('POST', `${prefix}/bulk`, { body: { campaignId: 'cp_none', leads: [{ phoneNumber: phone }] } }),
+      ); // 404
 
-    const list = await f.request('GET', prefix, { key: f.keys.readA, query: { campaignId: c, limit: '1' } });
-    check('GET', prefix, list);
-    expect(list.body.data.leads[0]).toMatchObject({ externalId: expect.any(String), scheduledFor: expect.any(String) });
-    check('GET', prefix, await f.request('GET', prefix, { query: { campaignId: c, cursor: list.body.data.cursor } }));
-    check('GET', prefix, await f.request('GET', prefix, { query: { campaignId: c, cursor: '!!' } })); // 400
-    check('GET', prefix, await f.request('GET', prefix, { query: { campaignId: f.ids.campaignB } })); // 404
+      const list = await f.request('GET', prefix, { key: f.keys.readA, query: { campaignId: c, limit: '1' } });
+      check('GET', prefix, list);
+      expect(list.body.data.leads[0]).toMatchObject({ externalId: expect.any(String), scheduledFor: expect.any(String) });
+      check('GET', prefix, await f.request('GET', prefix, { query: { campaignId: c, cursor: list.body.data.cursor } }));
+      check('GET', prefix, await f.request('GET', prefix, { query: { campaignId: c, cursor: '!!' } })); // 400
+      check('GET', prefix, await f.request('GET', prefix, { query: { campaignId: f.ids.campaignB } })); // 404
 
-    check('DELETE', prefix, await f.request('DELETE', prefix, { query: { campaignId: c, phoneNumber: '+14155550301' } }));
-    check('DELETE', prefix, await f.request('DELETE', prefix, { query: { campaignId: c, phoneNumber: '+14155550301' } })); // 404
-    check('DELETE', prefix, await f.request('DELETE', prefix, { query: { campaignId: c } })); // 400
-    check('DELETE', prefix, await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignB, externalId: ext } })); // 403
+      check('DELETE', prefix, await f.request('DELETE', prefix, { query: { campaignId: c, phoneNumber: '+14155550301' } }));
+      check('DELETE', prefix, await f.request('DELETE', prefix, { query: { campaignId: c, phoneNumber: '+14155550301' } })); // 404
+      check('DELETE', prefix, await f.request('DELETE', prefix, { query: { campaignId: c } })); // 400
+      check('DELETE', prefix, await f.request('DELETE', prefix, { query: { campaignId: f.ids.campaignB, externalId: ext } })); // 403
 
-    const del = (body: unknown, key?: string) => f.request('POST', `${prefix}/bulk-delete`, { body, key });
-    check('POST', `${prefix}/bulk-delete`, await del({ campaignId: c, leads: [{ externalId: ext }, { phoneNumber: '+14155550302' }] }));
-    check('POST', `${prefix}/bulk-delete`, await del({ campaignId: c, leads: [] })); // 400
-    check('POST', `${prefix}/bulk-delete`, await del({ campaignId: c, leads: [{ externalId: ext }] }, f.keys.readA)); // 403
+      const del = (body: unknown, key?: string) => f.request('POST', `${prefix}/bulk-delete`, { body, key });
+      check('POST', `${prefix}/bulk-delete`, await del({ campaignId: c, leads: [{ externalId: ext }, { phoneNumber: '+14155550302' }] }));
+      check('POST', `${prefix}/bulk-delete`, await del({ campaignId: c, leads: [] })); // 400
+      check('POST', `${prefix}/bulk-delete`, await del({ campaignId: c, leads: [{ externalId: ext }] }, f.keys.readA)); // 403
 
-    // 401 on every operation, 403 on every write operation
-    const entry = { campaignId: c, leads: [{ phoneNumber: phone }] };
-    for (const [method, path, o] of [
-      ['GET', prefix, { query: { campaignId: c } }],
-      ['DELETE', prefix, { query: { campaignId: c, phoneNumber: phone } }],
-      ['POST', `${prefix}/bulk`, { body: entry }],
-      ['POST', `${prefix}/bulk-delete`, { body: entry }],
-    ] as const) {
-      check(method, path, await f.request(method, path, { ...o, key: null }));
-      if (method !== 'GET') check(method, path, await f.request(method, path, { ...o, key: f.keys.readA }));
-    }
-  });
+      // 401 on every operation, 403 on every write operation
+      const entry = { campaignId: c, leads: [{ phoneNumber: phone }] };
+      for (const [method, path, o] of [
+        ['GET', prefix, { query: { campaignId: c } }],
+        ['DELETE', prefix, { query: { campaignId: c, phoneNumber: phone } }],
+        ['POST', `${prefix}/bulk`, { body: entry }],
+        ['POST', `${prefix}/bulk-delete`, { body: entry }],
+      ] as const) {
+        check(method, path, await f.request(method, path, { ...o, key: null }));
+        if (method !== 'GET') check(method, path, await f.request(method, path, { ...o, key: f.keys.readA }));
+      }
+    });
   it.each(PREFIXES)('%s: successes and every reachable client error', (prefix) => everyClientError(prefix)());
 
   /** an attempt the dialer left awaiting its outcome, as a webhook provider's 202 leaves it */
   const awaitingAttempt = async (phoneNumber: string) => {
     const created = await f.request('POST', '/api/v1/leads', { body: { campaignId: f.ids.campaignA, phoneNumber } });
-    const [lead] = await f.db.queue.claim({ campaignId: f.ids.campaignA, maxAttempts: 3, workerId: 'w', limit: 50, now: Date.now(), leaseMs: 60_000, openZones: null }).then((ls) => ls.filter((l) => l.id === created.body.data.leadId));
+    const [lead] = await f.db.queue
+      .claim({ campaignId: f.ids.campaignA, maxAttempts: 3, workerId: 'w', limit: 50, now: Date.now(), leaseMs: 60_000, openZones: null })
+      .then((ls) => ls.filter((l) => l.id === created.body.data.leadId));
     const attemptId = `at_doc_${phoneNumber.slice(-4)}`;
     await f.db.queue.open([{ attemptId, lead: lead!, phoneNumber, startedAt: Date.now(), deadlineAt: Date.now() + 60_000 }], Date.now());
     await f.db.queue.accept(attemptId, { providerCallId: null, deadlineAt: Date.now() + 60_000 });
@@ -255,7 +282,11 @@ describe('real responses of every endpoint validate against the document', () =>
       // a rename, not a drop: it works whatever else (a view, a foreign key) depends on the table
       await sql`alter table leads rename to leads_gone`.execute(broken.db.kysely);
       const c = broken.ids.campaignA;
-      check('POST', '/api/v1/leads', await broken.request('POST', '/api/v1/leads', { body: { campaignId: c, phoneNumber: '+14155550500' } }));
+      check(
+        'POST',
+        '/api/v1/leads',
+        await broken.request('POST', '/api/v1/leads', { body: { campaignId: c, phoneNumber: '+14155550500' } }),
+      );
       check('GET', '/api/v1/records', await broken.request('GET', '/api/v1/records', { query: { campaignId: c } }));
     } finally {
       await broken.close();
@@ -282,7 +313,9 @@ describe('real responses of every endpoint validate against the document', () =>
     // 413, 415, 429, 500 and 503 come from the same code for every operation; one of each is enough.
     const generic = ['413', '415', '429', '500', '503'];
     const documented = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>
-      Object.entries<any>(ops).flatMap(([method, op]) => Object.keys(op.responses).map((status) => `${method.toUpperCase()} ${path} ${status}`)),
+      Object.entries<any>(ops).flatMap(([method, op]) =>
+        Object.keys(op.responses).map((status) => `${method.toUpperCase()} ${path} ${status}`),
+      ),
     );
     const missing = documented.filter((key) => !generic.includes(key.split(' ')[2]!) && !checker.seen.has(key));
     expect(missing).toEqual([]);
@@ -316,7 +349,7 @@ describe('the docs page', () => {
 describe('response schemas document, they do not serialize', () => {
   it('the list page, built as JSON text by the database, is sent exactly as built', async () => {
     const c = f.ids.campaignA2;
-    const metadata = { z: 1, a: { nested: [1, 'two', null] }, 'ünï': '✓' };
+    const metadata = { z: 1, a: { nested: [1, 'two', null] }, ünï: '✓' };
     const created = await f.request('POST', '/api/v1/leads', { body: { campaignId: c, phoneNumber: '+14155550600', metadata } });
     const res = await f.app.inject({ method: 'GET', url: `/api/v1/leads?campaignId=${c}`, headers: { 'x-api-key': f.keys.writeA } });
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');

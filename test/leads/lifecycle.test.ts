@@ -19,43 +19,40 @@ const EXPECTED: Record<LeadStatus, Partial<Record<LifecycleEvent, LeadStatus | '
 };
 
 describe('lifecycle', () => {
-  describe.each(LEAD_STATUSES.flatMap((from) => LIFECYCLE_EVENTS.map((event) => [from, event] as const)))(
-    '%s + %s',
-    (from, event) => {
-      const expected = EXPECTED[from][event];
-      if (expected === undefined) {
-        it('is refused with LifecycleError', () => {
-          expect(canMove(from, event)).toBe(false);
-          const ctx = { attempts: 1, maxAttempts: 3 };
-          expect(() => nextStatus(from, event, ctx)).toThrow(LifecycleError);
-          expect(() => nextStatus(from, event, ctx)).toThrow(`cannot ${event} a lead that is ${from}`);
-        });
-      } else if (expected === 'undoes the claim') {
-        it('gives back the status the claim found: raw or attempting', () => {
-          expect(canMove(from, event)).toBe(true);
-          expect(nextStatus(from, event, { claimedFrom: 'raw' })).toBe('raw');
-          expect(nextStatus(from, event, { claimedFrom: 'attempting' })).toBe('attempting');
-          // a claim never finds a lead exhausted or concluded
-          expect(() => nextStatus(from, event, { claimedFrom: 'exhausted' })).toThrow(LifecycleError);
-          expect(() => nextStatus(from, event, { claimedFrom: 'concluded' })).toThrow(LifecycleError);
-          expect(() => nextStatus(from, event)).toThrow(TypeError);
-        });
-      } else if (expected === 'depends') {
-        it('stays attempting with attempts left and exhausts at the max', () => {
-          expect(nextStatus(from, event, { attempts: 1, maxAttempts: 3 })).toBe('attempting');
-          expect(nextStatus(from, event, { attempts: 2, maxAttempts: 3 })).toBe('attempting');
-          expect(nextStatus(from, event, { attempts: 3, maxAttempts: 3 })).toBe('exhausted');
-          expect(nextStatus(from, event, { attempts: 4, maxAttempts: 3 })).toBe('exhausted');
-          expect(nextStatus(from, event, { attempts: 1, maxAttempts: 1 })).toBe('exhausted');
-        });
-      } else {
-        it(`moves to ${expected}`, () => {
-          expect(canMove(from, event)).toBe(true);
-          expect(nextStatus(from, event)).toBe(expected);
-        });
-      }
-    },
-  );
+  describe.each(LEAD_STATUSES.flatMap((from) => LIFECYCLE_EVENTS.map((event) => [from, event] as const)))('%s + %s', (from, event) => {
+    const expected = EXPECTED[from][event];
+    if (expected === undefined) {
+      it('is refused with LifecycleError', () => {
+        expect(canMove(from, event)).toBe(false);
+        const ctx = { attempts: 1, maxAttempts: 3 };
+        expect(() => nextStatus(from, event, ctx)).toThrow(LifecycleError);
+        expect(() => nextStatus(from, event, ctx)).toThrow(`cannot ${event} a lead that is ${from}`);
+      });
+    } else if (expected === 'undoes the claim') {
+      it('gives back the status the claim found: raw or attempting', () => {
+        expect(canMove(from, event)).toBe(true);
+        expect(nextStatus(from, event, { claimedFrom: 'raw' })).toBe('raw');
+        expect(nextStatus(from, event, { claimedFrom: 'attempting' })).toBe('attempting');
+        // a claim never finds a lead exhausted or concluded
+        expect(() => nextStatus(from, event, { claimedFrom: 'exhausted' })).toThrow(LifecycleError);
+        expect(() => nextStatus(from, event, { claimedFrom: 'concluded' })).toThrow(LifecycleError);
+        expect(() => nextStatus(from, event)).toThrow(TypeError);
+      });
+    } else if (expected === 'depends') {
+      it('stays attempting with attempts left and exhausts at the max', () => {
+        expect(nextStatus(from, event, { attempts: 1, maxAttempts: 3 })).toBe('attempting');
+        expect(nextStatus(from, event, { attempts: 2, maxAttempts: 3 })).toBe('attempting');
+        expect(nextStatus(from, event, { attempts: 3, maxAttempts: 3 })).toBe('exhausted');
+        expect(nextStatus(from, event, { attempts: 4, maxAttempts: 3 })).toBe('exhausted');
+        expect(nextStatus(from, event, { attempts: 1, maxAttempts: 1 })).toBe('exhausted');
+      });
+    } else {
+      it(`moves to ${expected}`, () => {
+        expect(canMove(from, event)).toBe(true);
+        expect(nextStatus(from, event)).toBe(expected);
+      });
+    }
+  });
 
   it('the exported table matches exactly the allowed pairs', () => {
     const fromTable = ALLOWED_MOVES.map((m) => `${m.from} ${m.event} ${m.to}`).sort();

@@ -15,7 +15,13 @@ let ctx: PlatformContext;
 beforeEach(async () => {
   fake = await BlandFake.start({ apiKey: KEY, signingSecret: SIGNING, concurrencyLimit: 2 });
   receiver = await startReceiver(bland, () => ctx);
-  ctx = context({ secret: KEY, webhookSecret: SIGNING, baseUrl: fake.baseUrl, options: { pathwayId: 'pw-1', from: '+14155550100' }, callbackUrl: receiver.callbackUrl('at_3kXq9') });
+  ctx = context({
+    secret: KEY,
+    webhookSecret: SIGNING,
+    baseUrl: fake.baseUrl,
+    options: { pathwayId: 'pw-1', from: '+14155550100' },
+    callbackUrl: receiver.callbackUrl('at_3kXq9'),
+  });
 });
 afterEach(async () => {
   await fake.close();
@@ -31,7 +37,10 @@ async function placed(c = ctx) {
 describe('bland options', () => {
   it('takes pathwayId or task (one of them) and an optional from (E.164)', () => {
     expect(bland.parseOptions({ pathwayId: 'pw-1' })).toEqual({ pathwayId: 'pw-1' });
-    expect(bland.parseOptions({ task: 'Call {{name}} about the renewal.', from: '+14155550100' })).toEqual({ task: 'Call {{name}} about the renewal.', from: '+14155550100' });
+    expect(bland.parseOptions({ task: 'Call {{name}} about the renewal.', from: '+14155550100' })).toEqual({
+      task: 'Call {{name}} about the renewal.',
+      from: '+14155550100',
+    });
     expect(() => bland.parseOptions({})).toThrow(/pathwayId=... or task=/);
     expect(() => bland.parseOptions({ pathwayId: 'pw', task: 't' })).toThrow(/not both/);
     expect(() => bland.parseOptions({ task: 't', from: '555' })).toThrow(/from must be an E.164/);
@@ -76,14 +85,21 @@ describe('bland send call', () => {
     expect(await bland.place(callRequest(), ctx, never)).toMatchObject({ kind: 'not-placed', retryAfterMs: 2000 });
     await placed();
     await placed();
-    expect(await bland.place(callRequest(), ctx, never)).toMatchObject({ kind: 'not-placed', reason: expect.stringContaining('Concurrency') });
+    expect(await bland.place(callRequest(), ctx, never)).toMatchObject({
+      kind: 'not-placed',
+      reason: expect.stringContaining('Concurrency'),
+    });
     fake.refuseNextCreate(500);
     expect((await bland.place(callRequest(), ctx, never)).kind).toBe('unknown');
     fake.next('hang');
     expect((await bland.place(callRequest(), { ...ctx, timeoutMs: 300 }, never)).kind).toBe('unknown');
     expect((await bland.place(callRequest(), { ...ctx, baseUrl: await closedPortUrl() }, never)).kind).toBe('not-placed');
     for (const id of fake.calls.keys()) fake.forget(id);
-    expect(await bland.place(callRequest({ phoneNumber: '555-0123' }), ctx, never)).toMatchObject({ kind: 'finished', outcome: 'failed', reason: expect.stringContaining('E.164') });
+    expect(await bland.place(callRequest({ phoneNumber: '555-0123' }), ctx, never)).toMatchObject({
+      kind: 'finished',
+      outcome: 'failed',
+      reason: expect.stringContaining('E.164'),
+    });
     expect(fake.creates()).toHaveLength(8);
   });
 });
@@ -99,7 +115,15 @@ describe('bland webhooks', () => {
     const events = receiver.accepted.flatMap((a) => a.events);
     expect(events.map((e) => e.terminal)).toEqual([false, true, true, false]);
     expect(events[0]).toEqual({ providerCallId: id, attemptId: 'at_3kXq9', terminal: false, progress: 'transcript-corrected' });
-    expect(decide(events)).toEqual({ providerCallId: id, attemptId: 'at_3kXq9', terminal: true, outcome: 'answered', success: true, reason: 'completed, answered_by human', durationSeconds: 90 });
+    expect(decide(events)).toEqual({
+      providerCallId: id,
+      attemptId: 'at_3kXq9',
+      terminal: true,
+      outcome: 'answered',
+      success: true,
+      reason: 'completed, answered_by human',
+      durationSeconds: 90,
+    });
   });
 
   it('a wrong secret, a tampered body, a missing header, or no signing secret configured: 401', async () => {
@@ -139,7 +163,13 @@ describe('bland lookup and stop', () => {
     fake.start(id);
     expect(await bland.lookup(ref, ctx, never)).toEqual({ state: 'in-progress' });
     fake.end(id, { status: 'completed', answered_by: 'voicemail', minutes: 0.5 });
-    expect(await bland.lookup(ref, ctx, never)).toEqual({ state: 'ended', outcome: 'voicemail', success: false, reason: 'completed, answered_by voicemail', durationSeconds: 30 });
+    expect(await bland.lookup(ref, ctx, never)).toEqual({
+      state: 'ended',
+      outcome: 'voicemail',
+      success: false,
+      reason: 'completed, answered_by voicemail',
+      durationSeconds: 30,
+    });
     fake.forget(id);
     expect(await bland.lookup(ref, ctx, never)).toEqual({ state: 'not-found' });
   });

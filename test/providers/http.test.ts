@@ -22,13 +22,23 @@ describe('the requester', () => {
   it('goes only where the outbound policy allows: by default not to loopback, and says so without sending anything', async () => {
     const s = await server();
     const a = await defaultHttpRequester({ method: 'POST', url: `${s.url}/call`, headers: {}, body: '{}', timeoutMs: 2000 });
-    expect(a).toEqual({ ok: false, reason: expect.stringMatching(/^refused by the outbound policy: 127\.0\.0\.1 is .*OUTBOUND_ALLOW/), sent: false });
+    expect(a).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^refused by the outbound policy: 127\.0\.0\.1 is .*OUTBOUND_ALLOW/),
+      sent: false,
+    });
     expect(s.requests).toHaveLength(0);
   });
 
   it('sends the method, headers and body once and returns status, lower-case headers and text', async () => {
     const s = await server(() => ({ status: 201, headers: { 'X-Thing': 'a' }, body: { id: 'c1' } }));
-    const a = await request({ method: 'POST', url: `${s.url}/call`, headers: { 'content-type': 'application/json' }, body: '{"x":1}', timeoutMs: 2000 });
+    const a = await request({
+      method: 'POST',
+      url: `${s.url}/call`,
+      headers: { 'content-type': 'application/json' },
+      body: '{"x":1}',
+      timeoutMs: 2000,
+    });
     expect(a).toMatchObject({ ok: true, status: 201, text: '{"id":"c1"}' });
     expect(a.ok && a.headers['x-thing']).toBe('a');
     expect(s.requests).toHaveLength(1);
@@ -44,7 +54,11 @@ describe('the requester', () => {
   it('no answer by the deadline after connecting may have been sent', async () => {
     const s = await server();
     s.next('hang');
-    expect(await request({ method: 'POST', url: s.url, headers: {}, body: '{}', timeoutMs: 200 })).toEqual({ ok: false, reason: 'no answer within 200 ms', sent: true });
+    expect(await request({ method: 'POST', url: s.url, headers: {}, body: '{}', timeoutMs: 200 })).toEqual({
+      ok: false,
+      reason: 'no answer within 200 ms',
+      sent: true,
+    });
   });
 
   it('a connection reset after the request may have been sent', async () => {
@@ -58,7 +72,11 @@ describe('the requester', () => {
     const s = await server();
     const early = new AbortController();
     early.abort();
-    expect(await request({ method: 'GET', url: s.url, headers: {}, timeoutMs: 2000, signal: early.signal })).toEqual({ ok: false, reason: 'aborted before sending', sent: false });
+    expect(await request({ method: 'GET', url: s.url, headers: {}, timeoutMs: 2000, signal: early.signal })).toEqual({
+      ok: false,
+      reason: 'aborted before sending',
+      sent: false,
+    });
     expect(s.requests).toHaveLength(0);
     s.next('hang');
     const late = new AbortController();
@@ -70,7 +88,12 @@ describe('the requester', () => {
 
   it('an answer over the size cap is refused', async () => {
     const s = await server(() => ({ status: 200, body: 'x'.repeat(5000) }));
-    const a = await createHttpRequester({ maxAnswerBytes: 1000, outbound: local })({ method: 'GET', url: s.url, headers: {}, timeoutMs: 2000 });
+    const a = await createHttpRequester({ maxAnswerBytes: 1000, outbound: local })({
+      method: 'GET',
+      url: s.url,
+      headers: {},
+      timeoutMs: 2000,
+    });
     expect(a).toEqual({ ok: false, reason: 'answer larger than 1000 bytes', sent: true });
   });
 
@@ -83,7 +106,10 @@ describe('the requester', () => {
   });
 
   it('refuses other schemes and malformed URLs without sending', async () => {
-    expect(await request({ method: 'GET', url: 'file:///etc/passwd', headers: {}, timeoutMs: 100 })).toMatchObject({ ok: false, sent: false });
+    expect(await request({ method: 'GET', url: 'file:///etc/passwd', headers: {}, timeoutMs: 100 })).toMatchObject({
+      ok: false,
+      sent: false,
+    });
     expect(await request({ method: 'GET', url: 'not a url', headers: {}, timeoutMs: 100 })).toMatchObject({ ok: false, sent: false });
   });
 });

@@ -10,7 +10,11 @@ describe('platforms', () => {
       bland: 'https://api.bland.ai',
       twilio: 'https://api.twilio.com',
     });
-    expect(Object.values(PLATFORMS).filter((p) => p.requiresWebhookSecret).map((p) => p.name)).toEqual(['bland']);
+    expect(
+      Object.values(PLATFORMS)
+        .filter((p) => p.requiresWebhookSecret)
+        .map((p) => p.name),
+    ).toEqual(['bland']);
   });
 
   it('an unknown name is an error listing the known ones', () => {
@@ -44,7 +48,17 @@ describe('hostile keys', () => {
     const { twilio, formParams } = await import('../../src/dialer/providers/platforms/twilio.js');
     const { asStrings } = await import('../../src/dialer/providers/platforms/shared.js');
     const req = { rawBody: '__proto__=1&CallSid=CA1&CallStatus=busy', headers: { 'x-twilio-signature': 'x' }, url: 'https://x.example/e' };
-    expect(twilio.verify(req, { secret: 't', webhookSecret: null, options: {}, baseUrl: '', callbackUrl: '', timeoutMs: 1, request: async () => ({ ok: false, reason: '', sent: false }) })).toBe(false);
+    expect(
+      twilio.verify(req, {
+        secret: 't',
+        webhookSecret: null,
+        options: {},
+        baseUrl: '',
+        callbackUrl: '',
+        timeoutMs: 1,
+        request: async () => ({ ok: false, reason: '', sent: false }),
+      }),
+    ).toBe(false);
     expect(Object.keys(formParams(req.rawBody))).toEqual(['__proto__', 'CallSid', 'CallStatus']);
     expect(Object.keys(asStrings(JSON.parse('{"__proto__": 1, "a": 2}')))).toEqual(['__proto__', 'a']);
   });

@@ -49,12 +49,28 @@ describe('retell create-phone-call', () => {
     const body = JSON.parse(req!.raw);
     expect(body).toMatchObject({ from_number: FROM, to_number: '+14155550123', override_agent_id: 'agent_9' });
     expect(body.agent_override).toEqual({ agent: { webhook_url: ctx.callbackUrl } });
-    expect(body.metadata).toEqual({ name: 'Ada', plan: 'pro', score: 7, tags: ['a', 'b'], leadId: 'ld_7Hd2', attemptId: 'at_3kXq9', externalId: 'crm-42' });
-    expect(body.retell_llm_dynamic_variables).toEqual({ name: 'Ada', plan: 'pro', score: '7', tags: '["a","b"]', leadId: 'ld_7Hd2', attemptId: 'at_3kXq9', externalId: 'crm-42' });
+    expect(body.metadata).toEqual({
+      name: 'Ada',
+      plan: 'pro',
+      score: 7,
+      tags: ['a', 'b'],
+      leadId: 'ld_7Hd2',
+      attemptId: 'at_3kXq9',
+      externalId: 'crm-42',
+    });
+    expect(body.retell_llm_dynamic_variables).toEqual({
+      name: 'Ada',
+      plan: 'pro',
+      score: '7',
+      tags: '["a","b"]',
+      leadId: 'ld_7Hd2',
+      attemptId: 'at_3kXq9',
+      externalId: 'crm-42',
+    });
     expect(fake.calls.has(id)).toBe(true);
   });
 
-  it('no agentId: no override_agent_id, the number\'s outbound agent is used; a null externalId is an empty string variable', async () => {
+  it("no agentId: no override_agent_id, the number's outbound agent is used; a null externalId is an empty string variable", async () => {
     await retell.place(callRequest({ externalId: null }), ctx, never);
     const body = JSON.parse(fake.creates()[0]!.raw);
     expect(body).not.toHaveProperty('override_agent_id');
@@ -65,13 +81,19 @@ describe('retell create-phone-call', () => {
     expect((await retell.place(callRequest(), { ...ctx, secret: 'nope' }, never)).kind).toBe('not-placed');
     await placed();
     await placed();
-    expect(await retell.place(callRequest(), ctx, never)).toMatchObject({ kind: 'not-placed', reason: expect.stringContaining('Concurrency limit reached') });
+    expect(await retell.place(callRequest(), ctx, never)).toMatchObject({
+      kind: 'not-placed',
+      reason: expect.stringContaining('Concurrency limit reached'),
+    });
     fake.forget([...fake.calls.keys()][0]!);
     fake.refuseNextCreate(429, { 'retry-after': '3' });
     expect(await retell.place(callRequest(), ctx, never)).toMatchObject({ kind: 'not-placed', retryAfterMs: 3000 });
     fake.refuseNextCreate(500);
     expect((await retell.place(callRequest(), ctx, never)).kind).toBe('unknown');
-    expect(await retell.place(callRequest(), { ...ctx, options: { fromNumber: '+14155550199' } }, never)).toMatchObject({ kind: 'finished', outcome: 'failed' });
+    expect(await retell.place(callRequest(), { ...ctx, options: { fromNumber: '+14155550199' } }, never)).toMatchObject({
+      kind: 'finished',
+      outcome: 'failed',
+    });
   });
 
   it('a timeout is unknown and sent once; a refused connection is not placed', async () => {
@@ -87,15 +109,35 @@ describe('retell webhooks', () => {
     const id = await placed();
     fake.start(id);
     await fake.deliver(id, 'call_started');
-    fake.end(id, { reason: 'user_hangup', seconds: 61, analysis: { call_successful: true, custom_analysis_data: { [RETELL_DNC_KEY]: true } } });
+    fake.end(id, {
+      reason: 'user_hangup',
+      seconds: 61,
+      analysis: { call_successful: true, custom_analysis_data: { [RETELL_DNC_KEY]: true } },
+    });
     await fake.deliver(id, 'call_ended');
     await fake.deliver(id, 'call_ended'); // retried delivery
     await fake.deliver(id, 'call_analyzed');
     const events = receiver.accepted.flatMap((a) => a.events);
     expect(events).toEqual([
       { providerCallId: id, attemptId: 'at_3kXq9', terminal: false, progress: 'call_started' },
-      { providerCallId: id, attemptId: 'at_3kXq9', terminal: true, outcome: 'answered', success: true, reason: 'user_hangup', durationSeconds: 61 },
-      { providerCallId: id, attemptId: 'at_3kXq9', terminal: true, outcome: 'answered', success: true, reason: 'user_hangup', durationSeconds: 61 },
+      {
+        providerCallId: id,
+        attemptId: 'at_3kXq9',
+        terminal: true,
+        outcome: 'answered',
+        success: true,
+        reason: 'user_hangup',
+        durationSeconds: 61,
+      },
+      {
+        providerCallId: id,
+        attemptId: 'at_3kXq9',
+        terminal: true,
+        outcome: 'answered',
+        success: true,
+        reason: 'user_hangup',
+        durationSeconds: 61,
+      },
       { providerCallId: id, attemptId: 'at_3kXq9', terminal: false, progress: 'analyzed', doNotCall: true },
     ]);
     expect(decide(events)).toBe(events[1]);
@@ -125,7 +167,9 @@ describe('retell webhooks', () => {
   it('verifies with --provider-webhook-secret when the webhook-badge key is not the API key', async () => {
     const body = '{"event":"call_started","call":{}}';
     const ts = Date.now();
-    const sig = `v=${ts},d=${createHmac('sha256', 'key_badge').update(body + ts).digest('hex')}`;
+    const sig = `v=${ts},d=${createHmac('sha256', 'key_badge')
+      .update(body + ts)
+      .digest('hex')}`;
     const req = { rawBody: body, headers: { 'x-retell-signature': sig }, url: ctx.callbackUrl };
     expect(retell.verify(req, ctx)).toBe(false);
     expect(retell.verify(req, { ...ctx, webhookSecret: 'key_badge' })).toBe(true);
@@ -156,7 +200,13 @@ describe('retell lookup and stop-call', () => {
     const ref = { attemptId: 'at_3kXq9', providerCallId: id };
     expect(await retell.lookup(ref, ctx, never)).toEqual({ state: 'in-progress' });
     fake.end(id, { reason: 'user_hangup', seconds: 12, analysis: { in_voicemail: true } });
-    expect(await retell.lookup(ref, ctx, never)).toEqual({ state: 'ended', outcome: 'voicemail', success: false, reason: 'user_hangup', durationSeconds: 12 });
+    expect(await retell.lookup(ref, ctx, never)).toEqual({
+      state: 'ended',
+      outcome: 'voicemail',
+      success: false,
+      reason: 'user_hangup',
+      durationSeconds: 12,
+    });
     fake.forget(id);
     expect(await retell.lookup(ref, ctx, never)).toEqual({ state: 'not-found' });
   });

@@ -11,7 +11,7 @@ import { OutboundPolicy, parseOutboundAllow } from '../../src/net/outbound.js';
 import type { CallRequest, InboundEvent, InboundRequest, Platform, PlatformContext } from '../../src/dialer/providers/platforms/types.js';
 
 /** the fakes listen on 127.0.0.1, which the outbound policy refuses unless OUTBOUND_ALLOW opts in, as a test does here */
-export const localRequester = createHttpRequester({ outbound: new OutboundPolicy(parseOutboundAllow('127.0.0.0/8')) });
+const localRequester = createHttpRequester({ outbound: new OutboundPolicy(parseOutboundAllow('127.0.0.0/8')) });
 
 export function callRequest(over: Partial<CallRequest> = {}): CallRequest {
   return {

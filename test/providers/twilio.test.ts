@@ -59,15 +59,32 @@ describe('twilio create call', () => {
     expect([p.get('MachineDetection'), p.get('AsyncAmd'), p.get('AsyncAmdStatusCallback')]).toEqual(['Enable', 'true', ctx.callbackUrl]);
     const app = new URL(p.get('Url')!);
     expect(app.origin + app.pathname).toBe('https://agent.example.com/twiml');
-    expect(Object.fromEntries(app.searchParams)).toEqual({ voice: 'alice', name: 'Ada', plan: 'pro', score: '7', tags: '["a","b"]', leadId: 'ld_7Hd2', attemptId: 'at_3kXq9', externalId: 'crm-42' });
+    expect(Object.fromEntries(app.searchParams)).toEqual({
+      voice: 'alice',
+      name: 'Ada',
+      plan: 'pro',
+      score: '7',
+      tags: '["a","b"]',
+      leadId: 'ld_7Hd2',
+      attemptId: 'at_3kXq9',
+      externalId: 'crm-42',
+    });
     expect(fake.calls.has(sid)).toBe(true);
   });
 
   it('20429 and a wrong token are not placed; an invalid To (21211) is failed; a reset or a timeout is unknown; a refused connection is not placed', async () => {
     fake.refuseNextCreate({ 'retry-after': '1' });
-    expect(await twilio.place(callRequest(), ctx, never)).toMatchObject({ kind: 'not-placed', retryAfterMs: 1000, reason: expect.stringContaining('Too Many Requests') });
+    expect(await twilio.place(callRequest(), ctx, never)).toMatchObject({
+      kind: 'not-placed',
+      retryAfterMs: 1000,
+      reason: expect.stringContaining('Too Many Requests'),
+    });
     expect((await twilio.place(callRequest(), { ...ctx, secret: 'nope' }, never)).kind).toBe('not-placed');
-    expect(await twilio.place(callRequest({ phoneNumber: '0123' }), ctx, never)).toMatchObject({ kind: 'finished', outcome: 'failed', reason: expect.stringContaining("Invalid 'To' Phone Number") });
+    expect(await twilio.place(callRequest({ phoneNumber: '0123' }), ctx, never)).toMatchObject({
+      kind: 'finished',
+      outcome: 'failed',
+      reason: expect.stringContaining("Invalid 'To' Phone Number"),
+    });
     fake.next('reset');
     expect((await twilio.place(callRequest(), ctx, never)).kind).toBe('unknown');
     fake.next('hang');
@@ -99,7 +116,15 @@ describe('twilio status callbacks', () => {
       [true, 'answered'],
       [false, 'ringing'],
     ]);
-    expect(decide(events)).toEqual({ providerCallId: sid, attemptId: 'at_3kXq9', terminal: true, outcome: 'answered', success: true, reason: 'completed, answered by human', durationSeconds: 75 });
+    expect(decide(events)).toEqual({
+      providerCallId: sid,
+      attemptId: 'at_3kXq9',
+      terminal: true,
+      outcome: 'answered',
+      success: true,
+      reason: 'completed, answered by human',
+      durationSeconds: 75,
+    });
   });
 
   it('maps CallStatus, and AnsweredBy on a completed call', async () => {
@@ -127,18 +152,27 @@ describe('twilio status callbacks', () => {
     expect((await fake.deliver(sid, { tamper: true })).status).toBe(401);
     expect((await fake.deliver(sid, { unsigned: true })).status).toBe(401);
     const w = fake.webhook(sid);
-    expect(twilio.verify({ rawBody: w.body, headers: { 'x-twilio-signature': w.headers['x-twilio-signature'] }, url: w.url.replace('at_3kXq9', 'at_other') }, ctx)).toBe(false);
+    expect(
+      twilio.verify(
+        { rawBody: w.body, headers: { 'x-twilio-signature': w.headers['x-twilio-signature'] }, url: w.url.replace('at_3kXq9', 'at_other') },
+        ctx,
+      ),
+    ).toBe(false);
     expect(receiver.accepted).toHaveLength(0);
   });
 
-  it('matches Twilio\'s published example, and a URL signed with or without its default port', () => {
+  it("matches Twilio's published example, and a URL signed with or without its default port", () => {
     // TwilioDevEd/api-snippets security/signature_validation: token 12345, this URL and these parameters.
     const body = 'CallSid=CA1234567890ABCDE&Caller=%2B14158675310&Digits=1234&From=%2B14158675310&To=%2B18005551212';
     const url = 'https://mycompany.com/myapp.php?foo=1&bar=2';
     const c = { ...ctx, secret: '12345' };
     expect(signature('12345', url, formParams(body))).toBe('GvWf1cFY/Q7PnoempGyD5oXAezc=');
     expect(twilio.verify({ rawBody: body, headers: { 'x-twilio-signature': 'GvWf1cFY/Q7PnoempGyD5oXAezc=' }, url }, c)).toBe(true);
-    const withPort = createHmac('sha1', '12345').update(`https://mycompany.com:443/myapp.php?foo=1&bar=2${'CallSidCA1234567890ABCDECaller+14158675310Digits1234From+14158675310To+18005551212'}`).digest('base64');
+    const withPort = createHmac('sha1', '12345')
+      .update(
+        `https://mycompany.com:443/myapp.php?foo=1&bar=2${'CallSidCA1234567890ABCDECaller+14158675310Digits1234From+14158675310To+18005551212'}`,
+      )
+      .digest('base64');
     expect(twilio.verify({ rawBody: body, headers: { 'x-twilio-signature': withPort }, url }, c)).toBe(true);
   });
 });
@@ -150,7 +184,13 @@ describe('twilio lookup and hang-up', () => {
     fake.setStatus(sid, 'in-progress');
     expect(await twilio.lookup(ref, ctx, never)).toEqual({ state: 'in-progress' });
     fake.setStatus(sid, 'completed', { duration: 20, answeredBy: 'machine_start' });
-    expect(await twilio.lookup(ref, ctx, never)).toEqual({ state: 'ended', outcome: 'voicemail', success: false, reason: 'completed, answered by machine_start', durationSeconds: 20 });
+    expect(await twilio.lookup(ref, ctx, never)).toEqual({
+      state: 'ended',
+      outcome: 'voicemail',
+      success: false,
+      reason: 'completed, answered by machine_start',
+      durationSeconds: 20,
+    });
     fake.forget(sid);
     expect(await twilio.lookup(ref, ctx, never)).toEqual({ state: 'not-found' });
   });
@@ -163,7 +203,8 @@ describe('twilio lookup and hang-up', () => {
     fake.setStatus(live, 'in-progress');
     await twilio.hangUp({ attemptId: 'b', providerCallId: live }, ctx, never);
     expect(fake.calls.get(live)!.status).toBe('completed');
-    const updates = () => fake.http.requests.filter((r) => r.method === 'POST' && /\/Calls\/CA[0-9a-f]+\.json$/.test(r.path)).map((r) => r.raw);
+    const updates = () =>
+      fake.http.requests.filter((r) => r.method === 'POST' && /\/Calls\/CA[0-9a-f]+\.json$/.test(r.path)).map((r) => r.raw);
     expect(updates()).toEqual(['Status=canceled', 'Status=completed']);
     await twilio.hangUp({ attemptId: 'b', providerCallId: live }, ctx, never);
     expect(updates()).toHaveLength(2);

@@ -47,10 +47,22 @@ describe('vapi create-call', () => {
     expect(req!.headers['content-type']).toBe('application/json');
     const body = JSON.parse(req!.raw);
     expect(body).toMatchObject({ assistantId: 'asst-1', phoneNumberId: 'pn-1', customer: { number: '+14155550123' } });
-    expect(body.assistantOverrides.variableValues).toEqual({ name: 'Ada', plan: 'pro', score: 7, tags: ['a', 'b'], leadId: 'ld_7Hd2', attemptId: 'at_3kXq9', externalId: 'crm-42' });
+    expect(body.assistantOverrides.variableValues).toEqual({
+      name: 'Ada',
+      plan: 'pro',
+      score: 7,
+      tags: ['a', 'b'],
+      leadId: 'ld_7Hd2',
+      attemptId: 'at_3kXq9',
+      externalId: 'crm-42',
+    });
     expect(body.assistantOverrides.server).toEqual({ url: ctx.callbackUrl, headers: { 'X-Vapi-Secret': webhookSecret(ctx) } });
     expect(body.assistantOverrides.monitorPlan).toEqual({ controlEnabled: true });
-    expect(r).toEqual({ kind: 'accepted', providerCallId: fake.calls.keys().next().value, control: `${fake.baseUrl}/control/${r.providerCallId}` });
+    expect(r).toEqual({
+      kind: 'accepted',
+      providerCallId: fake.calls.keys().next().value,
+      control: `${fake.baseUrl}/control/${r.providerCallId}`,
+    });
   });
 
   it('the webhook secret is derived from the API key unless --provider-webhook-secret is given, and the key itself is never sent', async () => {
@@ -70,12 +82,18 @@ describe('vapi create-call', () => {
     expect(await vapi.place(callRequest(), ctx, never)).toMatchObject({ kind: 'not-placed', retryAfterMs: 7000 });
     await placed();
     await placed();
-    expect(await vapi.place(callRequest(), ctx, never)).toEqual({ kind: 'not-placed', reason: expect.stringContaining('concurrencyBlocked') });
+    expect(await vapi.place(callRequest(), ctx, never)).toEqual({
+      kind: 'not-placed',
+      reason: expect.stringContaining('concurrencyBlocked'),
+    });
   });
 
   it('a timeout after sending is unknown and the create is never sent again', async () => {
     fake.next('hang');
-    expect(await vapi.place(callRequest(), { ...ctx, timeoutMs: 300 }, never)).toMatchObject({ kind: 'unknown', reason: expect.stringContaining('no answer within 300 ms') });
+    expect(await vapi.place(callRequest(), { ...ctx, timeoutMs: 300 }, never)).toMatchObject({
+      kind: 'unknown',
+      reason: expect.stringContaining('no answer within 300 ms'),
+    });
     expect(fake.creates()).toHaveLength(1);
   });
 
@@ -88,7 +106,11 @@ describe('vapi create-call', () => {
   });
 
   it('a request Vapi refuses as invalid (a number that is not E.164) is a failed attempt', async () => {
-    expect(await vapi.place(callRequest({ phoneNumber: '4155550123' }), ctx, never)).toMatchObject({ kind: 'finished', success: false, outcome: 'failed' });
+    expect(await vapi.place(callRequest({ phoneNumber: '4155550123' }), ctx, never)).toMatchObject({
+      kind: 'finished',
+      success: false,
+      outcome: 'failed',
+    });
   });
 });
 
@@ -108,7 +130,15 @@ describe('vapi webhooks', () => {
     expect(events.map((e) => e.terminal)).toEqual([false, true, true, false, true]);
     expect(events[0]).toEqual({ providerCallId: id, attemptId: 'at_3kXq9', terminal: false, progress: 'in-progress' });
     expect(events[3]).toMatchObject({ terminal: false, progress: 'ended' });
-    expect(decide(events)).toEqual({ providerCallId: id, attemptId: 'at_3kXq9', terminal: true, outcome: 'answered', success: true, reason: 'customer-ended-call', durationSeconds: 42 });
+    expect(decide(events)).toEqual({
+      providerCallId: id,
+      attemptId: 'at_3kXq9',
+      terminal: true,
+      outcome: 'answered',
+      success: true,
+      reason: 'customer-ended-call',
+      durationSeconds: 42,
+    });
   });
 
   it('a missing or wrong credential gets 401 and yields no event', async () => {
@@ -122,16 +152,22 @@ describe('vapi webhooks', () => {
     expect(receiver.refused).toHaveLength(1);
   });
 
-  it('an HMAC credential with Vapi\'s defaults is checked against the raw body and a five-minute timestamp window', async () => {
+  it("an HMAC credential with Vapi's defaults is checked against the raw body and a five-minute timestamp window", async () => {
     ctx = { ...ctx, webhookSecret: 'hmac-secret' };
     const { providerCallId } = await vapi.place(callRequest(), ctx, never).then((r) => r as { providerCallId: string });
     fake.end(providerCallId, { endedReason: 'voicemail' });
     expect((await fake.deliver(providerCallId, 'end-of-call-report', { auth: 'hmac', hmacSecret: 'hmac-secret' })).status).toBe(200);
     expect((await fake.deliver(providerCallId, 'end-of-call-report', { auth: 'hmac', hmacSecret: 'wrong' })).status).toBe(401);
-    expect((await fake.deliver(providerCallId, 'end-of-call-report', { auth: 'hmac', hmacSecret: 'hmac-secret', tamper: true })).status).toBe(401);
+    expect(
+      (await fake.deliver(providerCallId, 'end-of-call-report', { auth: 'hmac', hmacSecret: 'hmac-secret', tamper: true })).status,
+    ).toBe(401);
     const stale = Math.floor(Date.now() / 1000) - 6 * 60;
-    expect((await fake.deliver(providerCallId, 'end-of-call-report', { auth: 'hmac', hmacSecret: 'hmac-secret', timestamp: stale })).status).toBe(401);
-    expect(receiver.accepted.flatMap((a) => a.events)).toEqual([expect.objectContaining({ terminal: true, outcome: 'voicemail', success: false })]);
+    expect(
+      (await fake.deliver(providerCallId, 'end-of-call-report', { auth: 'hmac', hmacSecret: 'hmac-secret', timestamp: stale })).status,
+    ).toBe(401);
+    expect(receiver.accepted.flatMap((a) => a.events)).toEqual([
+      expect.objectContaining({ terminal: true, outcome: 'voicemail', success: false }),
+    ]);
     // the signature is over "{timestamp}.{body}"
     const ts = String(Math.floor(Date.now() / 1000));
     const sig = createHmac('sha256', 'hmac-secret').update(`${ts}.{}`).digest('hex');
@@ -166,7 +202,13 @@ describe('vapi lookup and hang-up', () => {
     const ref = { attemptId: 'at_3kXq9', providerCallId };
     expect(await vapi.lookup(ref, ctx, never)).toEqual({ state: 'in-progress' });
     fake.end(providerCallId!, { endedReason: 'customer-ended-call', seconds: 30 });
-    expect(await vapi.lookup(ref, ctx, never)).toEqual({ state: 'ended', outcome: 'answered', success: true, reason: 'customer-ended-call', durationSeconds: 30 });
+    expect(await vapi.lookup(ref, ctx, never)).toEqual({
+      state: 'ended',
+      outcome: 'answered',
+      success: true,
+      reason: 'customer-ended-call',
+      durationSeconds: 30,
+    });
     fake.forget(providerCallId!);
     expect(await vapi.lookup(ref, ctx, never)).toEqual({ state: 'not-found' });
     expect(await vapi.lookup({ attemptId: 'x', providerCallId: null }, ctx, never)).toEqual({ state: 'not-found' });

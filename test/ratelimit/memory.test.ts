@@ -101,7 +101,10 @@ describe('MemoryRateLimiter', () => {
 
   it('sweeps idle buckets on demand', async () => {
     const { clock, limiter, at } = setup();
-    const w = [{ name: 's', limit: 1, windowMs: 1000 }, { name: 'm', limit: 5, windowMs: 2000 }];
+    const w = [
+      { name: 's', limit: 1, windowMs: 1000 },
+      { name: 'm', limit: 5, windowMs: 2000 },
+    ];
     for (let i = 0; i < 100; i++) await at(0, w, `k${i}`);
     expect(limiter.size).toBe(200);
     clock.t = 1000;

@@ -6,7 +6,7 @@ import type { RateLimiter, Verdict, Window } from '../../src/ratelimit/types.js'
  * Written independently of src/ratelimit/verdict.ts so the property checks
  * the window-choice rules rather than restating them.
  */
-export class ReferenceLimiter {
+class ReferenceLimiter {
   private readonly admitted = new Map<string, number[]>();
 
   hit(key: string, windows: readonly Window[], now: number): Verdict {
@@ -22,20 +22,16 @@ export class ReferenceLimiter {
       return { index, w, n, resetAt: (departing ?? now) + w.windowMs };
     });
     if (allowed) {
-      const [best] = rows.sort(
-        (a, b) => a.w.limit - a.n - (b.w.limit - b.n) || b.resetAt - a.resetAt || a.index - b.index,
-      );
+      const [best] = rows.sort((a, b) => a.w.limit - a.n - (b.w.limit - b.n) || b.resetAt - a.resetAt || a.index - b.index);
       return { allowed, limit: best!.w.limit, remaining: best!.w.limit - best!.n, resetAt: best!.resetAt };
     }
-    const [best] = rows
-      .filter((r) => r.n >= r.w.limit)
-      .sort((a, b) => b.resetAt - a.resetAt || a.index - b.index);
+    const [best] = rows.filter((r) => r.n >= r.w.limit).sort((a, b) => b.resetAt - a.resetAt || a.index - b.index);
     return { allowed, limit: best!.w.limit, remaining: 0, resetAt: best!.resetAt };
   }
 }
 
 /** Throws unless no interval (t - W, t] of any window holds more than its limit. */
-export function assertSlidingWindows(admitted: readonly number[], windows: readonly Window[]): void {
+function assertSlidingWindows(admitted: readonly number[], windows: readonly Window[]): void {
   for (const w of windows) {
     for (const t of admitted) {
       const n = admitted.filter((s) => s > t - w.windowMs && s <= t).length;
@@ -57,7 +53,7 @@ export interface Scale {
   maxAdvanceUnits: number;
 }
 
-export function scenarioArb(scale: Scale) {
+function scenarioArb(scale: Scale) {
   const limit = fc.oneof({ arbitrary: fc.constant(0), weight: 1 }, { arbitrary: fc.integer({ min: 1, max: 5 }), weight: 9 });
   const windowMs = fc.integer({ min: scale.minWindowUnits, max: scale.maxWindowUnits }).map((n) => n * scale.unitMs);
   const advance = fc.integer({ min: 0, max: scale.maxAdvanceUnits }).map((n) => n * scale.unitMs);
@@ -65,10 +61,7 @@ export function scenarioArb(scale: Scale) {
     windows: fc
       .array(fc.record({ limit, windowMs }), { minLength: 2, maxLength: 3 })
       .map((ws) => ws.map((w, i): Window => ({ name: `w${i}`, ...w }))),
-    hits: fc.array(
-      fc.record({ advance, key: fc.constantFrom('a', 'b', 'c') }),
-      { minLength: 1, maxLength: 60 },
-    ),
+    hits: fc.array(fc.record({ advance, key: fc.constantFrom('a', 'b', 'c') }), { minLength: 1, maxLength: 60 }),
   });
 }
 
@@ -77,12 +70,7 @@ export function scenarioArb(scale: Scale) {
  * `clock.t`. Every run uses fresh keys and moves the clock forward, so runs
  * (and shrinks) cannot see each other's state.
  */
-export async function checkSlidingWindowProperty(
-  limiter: RateLimiter,
-  clock: { t: number },
-  scale: Scale,
-  numRuns: number,
-): Promise<void> {
+export async function checkSlidingWindowProperty(limiter: RateLimiter, clock: { t: number }, scale: Scale, numRuns: number): Promise<void> {
   let run = 0;
   await fc.assert(
     fc.asyncProperty(scenarioArb(scale), async ({ windows, hits }) => {

@@ -99,7 +99,13 @@ async function startRedis(port: number): Promise<ChildProcess> {
   probe.on('error', () => {});
   try {
     for (const deadline = Date.now() + 5000; Date.now() < deadline; ) {
-      if (await probe.connect().then(() => true, () => false)) return child;
+      if (
+        await probe.connect().then(
+          () => true,
+          () => false,
+        )
+      )
+        return child;
       await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error(`redis-server did not start on port ${port}`);

@@ -77,9 +77,7 @@ describe.skipIf(!redisUp)('RedisRateLimiter on a real Redis', () => {
     const limiters = await Promise.all([0, 1, 2].map(() => connected({ keyPrefix: `${prefix}conc:` })));
     const w = [{ name: 'm', limit: 100, windowMs: 60_000 }];
     try {
-      const verdicts = await Promise.all(
-        limiters.flatMap((l) => Array.from({ length: 100 }, () => l.hit('shared', w))),
-      );
+      const verdicts = await Promise.all(limiters.flatMap((l) => Array.from({ length: 100 }, () => l.hit('shared', w))));
       const admitted = verdicts.filter((v) => v.allowed);
       expect(admitted).toHaveLength(100);
       // Every admission saw a different count: no two read the same state.

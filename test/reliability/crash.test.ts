@@ -67,7 +67,12 @@ describe.each(await availableStores())('SIGKILL mid-traffic on %s', (kind) => {
     ({ campaignId } = await createCampaign(db, { companyId, name: 'Crash' }));
     ({ key } = await createKey(db, { companyId, name: 'crash', scope: 'write' }));
     await db.close();
-    env = { DATABASE_URL: store.url, RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '1000000', RATE_LIMIT_BULK_PER_MINUTE: '1000000' };
+    env = {
+      DATABASE_URL: store.url,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_PER_HOUR: '1000000',
+      RATE_LIMIT_BULK_PER_MINUTE: '1000000',
+    };
   });
   afterAll(async () => {
     await server?.stop('SIGKILL');
@@ -75,7 +80,11 @@ describe.each(await availableStores())('SIGKILL mid-traffic on %s', (kind) => {
   });
 
   const post = (url: string, path: string, body: unknown) =>
-    fetch(`${url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it(`${ROUNDS} rounds: acknowledged bulks are whole, none is half-applied, the database is sound`, async () => {
     const batches: Batch[] = [];
@@ -86,7 +95,11 @@ describe.each(await availableStores())('SIGKILL mid-traffic on %s', (kind) => {
       let alive = true;
       const creator = async (w: number) => {
         for (let b = 0; alive; b++) {
-          const batch: Batch = { externalIds: Array.from({ length: BATCH }, (_, i) => `r${round}-w${w}-b${b}-${i}`), created: 'sent', deleted: 'no' };
+          const batch: Batch = {
+            externalIds: Array.from({ length: BATCH }, (_, i) => `r${round}-w${w}-b${b}-${i}`),
+            created: 'sent',
+            deleted: 'no',
+          };
           batches.push(batch);
           const leads = batch.externalIds.map((externalId) => ({ externalId, phoneNumber: nextPhone(), metadata: { round } }));
           try {
@@ -111,7 +124,10 @@ describe.each(await availableStores())('SIGKILL mid-traffic on %s', (kind) => {
           }
           batch.deleted = 'sent';
           try {
-            const res = await post(url, '/api/v1/leads/bulk-delete', { campaignId, leads: batch.externalIds.map((externalId) => ({ externalId })) });
+            const res = await post(url, '/api/v1/leads/bulk-delete', {
+              campaignId,
+              leads: batch.externalIds.map((externalId) => ({ externalId })),
+            });
             const body = await res.json();
             expect(res.status).toBe(200);
             expect(body.data.deleted).toBe(BATCH);
@@ -151,7 +167,10 @@ describe.each(await availableStores())('SIGKILL mid-traffic on %s', (kind) => {
           if (batch.deleted === 'acked' || batch.created === 'lost') expect(present.length, where).toBe(0);
           else if (batch.created === 'acked' && batch.deleted === 'no') {
             expect(present.length, where).toBe(BATCH);
-            expect(batch.externalIds.map((e) => stored.get(e)), where).toEqual(batch.createdIds);
+            expect(
+              batch.externalIds.map((e) => stored.get(e)),
+              where,
+            ).toEqual(batch.createdIds);
           }
         }
         const listed = await fetch(`${server.url}/api/v1/leads?campaignId=${campaignId}&limit=8000`, { headers: { 'x-api-key': key } });

@@ -38,7 +38,14 @@ interface Answer {
   ms: number;
 }
 
-function request(agent: http.Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+function request(
+  agent: http.Agent,
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
@@ -92,7 +99,14 @@ describe('slow and abusive clients do not starve a well-behaved one', () => {
         goodAnswers.push(
           i % 2
             ? await request(good, port, 'GET', `/api/v1/leads?campaignId=${campaignId}&limit=50`, headers)
-            : await request(good, port, 'POST', '/api/v1/leads', headers, JSON.stringify({ campaignId, phoneNumber: `+1415777${String(i).padStart(4, '0')}` })),
+            : await request(
+                good,
+                port,
+                'POST',
+                '/api/v1/leads',
+                headers,
+                JSON.stringify({ campaignId, phoneNumber: `+1415777${String(i).padStart(4, '0')}` }),
+              ),
         );
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -100,12 +114,15 @@ describe('slow and abusive clients do not starve a well-behaved one', () => {
 
     // Connected in batches: a burst of thousands of SYNs overflows the listen backlog.
     const idle: RawClient[] = [];
-    for (let i = 0; i < IDLE; i += 100) idle.push(...(await Promise.all(Array.from({ length: Math.min(100, IDLE - i) }, () => connect(port)))));
+    for (let i = 0; i < IDLE; i += 100)
+      idle.push(...(await Promise.all(Array.from({ length: Math.min(100, IDLE - i) }, () => connect(port)))));
     const loris = await Promise.all(Array.from({ length: LORIS }, () => connect(port)));
     for (const c of loris) c.dribble(`GET /api/health HTTP/1.1\r\nHost: t\r\nx-slow: ${'s'.repeat(10_000)}\r\n\r\n`, 100);
     const bodies = await Promise.all(Array.from({ length: BODIES }, () => connect(port)));
     for (const c of bodies) {
-      c.socket.write(`POST /api/v1/leads HTTP/1.1\r\nHost: t\r\nx-api-key: ${key}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{`);
+      c.socket.write(
+        `POST /api/v1/leads HTTP/1.1\r\nHost: t\r\nx-api-key: ${key}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{`,
+      );
       c.dribble(' '.repeat(10_000), 100);
     }
 
@@ -124,7 +141,10 @@ describe('slow and abusive clients do not starve a well-behaved one', () => {
 
     // the flood was turned away, in the envelope, without a single 5xx
     const floodStatuses = new Set(flood.map((a) => a.status));
-    expect([...floodStatuses].every((s) => s === 401 || s === 429), [...floodStatuses].join()).toBe(true);
+    expect(
+      [...floodStatuses].every((s) => s === 401 || s === 429),
+      [...floodStatuses].join(),
+    ).toBe(true);
     expect(floodStatuses.has(429)).toBe(true);
     for (const a of flood.slice(0, 100)) expect(isEnvelope(JSON.parse(a.body))).toBe(true);
 

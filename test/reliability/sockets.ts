@@ -53,7 +53,9 @@ export function bodyOf(answer: string): unknown {
 /** the fd limit this process may open, from /proc where there is one */
 export function fdLimit(): number {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = Number(line?.split(/\s{2,}/)[1]);
     return Number.isFinite(soft) ? soft : 1024;
   } catch {

@@ -83,9 +83,6 @@ describe.skipIf(!ready)('PostgreSQL outage while serving', () => {
       url: `/api/v1/leads?campaignId=${campaignId}`,
       headers: { 'x-api-key': key },
     });
-    expect(list.json().data.leads.map((l: { phoneNumber: string }) => l.phoneNumber)).toEqual([
-      '+14155550001',
-      '+14155550004',
-    ]);
+    expect(list.json().data.leads.map((l: { phoneNumber: string }) => l.phoneNumber)).toEqual(['+14155550001', '+14155550004']);
   });
 });

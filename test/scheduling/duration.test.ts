@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from '../../src/scheduling/duration.js';
 
-const S = 1000, M = 60 * S, H = 60 * M, D = 24 * H;
+const S = 1000,
+  M = 60 * S,
+  H = 60 * M,
+  D = 24 * H;
 
 describe('parseDuration', () => {
   it.each([
@@ -59,7 +62,12 @@ describe('formatDuration', () => {
 });
 
 // Any spelling parseDuration accepts, built from a value and a leading unit.
-const units = [['d', D], ['h', H], ['m', M], ['s', S]] as const;
+const units = [
+  ['d', D],
+  ['h', H],
+  ['m', M],
+  ['s', S],
+] as const;
 const spelling = fc
   .record({ secs: fc.integer({ min: 1, max: 400 * 86400 }), lead: fc.integer({ min: 0, max: 3 }) })
   .filter(({ secs, lead }) => secs * S >= units[lead]![1])

@@ -41,7 +41,10 @@ describe('parseHours / formatHours', () => {
   it('crossing midnight means Friday 20:00 to Saturday 02:00', () => {
     expect(parseHours('fri 20:00-02:00').intervals).toEqual([[4 * 1440 + 1200, 5 * 1440 + 120]]);
     // Sunday night wraps into Monday morning of the same week pattern.
-    expect(parseHours('sun 22:00-02:00').intervals).toEqual([[0, 120], [6 * 1440 + 1320, 7 * 1440]]);
+    expect(parseHours('sun 22:00-02:00').intervals).toEqual([
+      [0, 120],
+      [6 * 1440 + 1320, 7 * 1440],
+    ]);
   });
 
   it.each([
@@ -201,14 +204,27 @@ describe('edge cases', () => {
 
   // Brute force: scan minute by minute from `at` and compare.
   const zones = [NY, 'Europe/Berlin', 'Australia/Lord_Howe', 'America/St_Johns', 'Asia/Kolkata'];
-  const transitions = ['2026-03-08T07:00:00Z', '2026-11-01T06:00:00Z', '2026-03-29T01:00:00Z', '2026-10-25T01:00:00Z', '2026-04-04T15:00:00Z'];
+  const transitions = [
+    '2026-03-08T07:00:00Z',
+    '2026-11-01T06:00:00Z',
+    '2026-03-29T01:00:00Z',
+    '2026-10-25T01:00:00Z',
+    '2026-04-04T15:00:00Z',
+  ];
   it('nextOpen equals a minute-by-minute scan near DST changes', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...zones),
         fc.constantFrom(...transitions),
         fc.integer({ min: -3 * 1440, max: 1440 }),
-        fc.constantFrom('sun 02:30-05:00', 'sun 01:30-03:00', 'mon-fri 09:00-17:00', 'sat 23:00-02:30', 'sun 02:00-02:30', 'wed 12:00-12:01'),
+        fc.constantFrom(
+          'sun 02:30-05:00',
+          'sun 01:30-03:00',
+          'mon-fri 09:00-17:00',
+          'sat 23:00-02:30',
+          'sun 02:00-02:30',
+          'wed 12:00-12:01',
+        ),
         (tz, tr, offsetMin, spec) => {
           const h = parseHours(spec);
           const start = new Date(Date.parse(tr) + offsetMin * 60_000);

@@ -34,7 +34,14 @@ const limiters: [string, ((clock: Clock) => RateLimiter) | null][] = [
   [
     'redis',
     (await serviceAvailable('redis'))
-      ? (clock) => new RedisRateLimiter({ url: REDIS_URL, fallback: noFallback, keyPrefix: `test:api-bodies:${randomUUID()}:`, now: () => clock.now, timeoutMs: 2000 })
+      ? (clock) =>
+          new RedisRateLimiter({
+            url: REDIS_URL,
+            fallback: noFallback,
+            keyPrefix: `test:api-bodies:${randomUUID()}:`,
+            now: () => clock.now,
+            timeoutMs: 2000,
+          })
       : null,
   ],
 ];
@@ -105,13 +112,21 @@ describe.each(limiters)('API bodies refused for size or depth, %s limiter', (_na
       new Promise<number>((resolve, reject) => {
         // No Content-Length: the size is only known once the body is read, after counting.
         const req = httpRequest(
-          { port, host: '127.0.0.1', method: 'POST', path: '/api/v1/leads/bulk', headers: { 'x-api-key': key, 'content-type': 'application/json' } },
+          {
+            port,
+            host: '127.0.0.1',
+            method: 'POST',
+            path: '/api/v1/leads/bulk',
+            headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode!);
           },
         );
-        req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(err)));
+        req.on('error', (err) =>
+          (err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(err),
+        );
         req.write(`{"campaignId":"${f.ids.campaignA}","pad":"`);
         for (let i = 0; i < 4; i++) req.write('x'.repeat(4096));
         req.end('"}');

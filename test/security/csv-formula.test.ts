@@ -11,21 +11,59 @@ import { csvRecord } from '../../src/integrations/exporter.js';
 
 describe('CSV formula guard', () => {
   it.each([
-    ['=1+1'], ['+1 (415) 555'], ['-2+3+cmd'], ['@SUM(A1)'],
-    ['\t=x'], ['\rx'], ['\nx'], ['\n'], ['\tplain'],
-    [' =1+1'], ['   @SUM(A1)'], ['\u00a0=1+1'], ['\u200b=1+1'], ['\ufeff@x'], ['\u200e+x'], ['\u202e-x'],
-    ['\u2028=x'], ['\u3000=x'], ['\u00ad=x'], ['\u2060=x'], ['\u000b=x'], ['\u0000=x'], [' \u200b\u00a0 =x'],
-    ['＝1+1'], ['＋x'], ['－x'], ['＠x'], [' ＝x'], ['\u200b＠x'], ['﹦x'], ['⁼x'], ['₊x'],
+    ['=1+1'],
+    ['+1 (415) 555'],
+    ['-2+3+cmd'],
+    ['@SUM(A1)'],
+    ['\t=x'],
+    ['\rx'],
+    ['\nx'],
+    ['\n'],
+    ['\tplain'],
+    [' =1+1'],
+    ['   @SUM(A1)'],
+    ['\u00a0=1+1'],
+    ['\u200b=1+1'],
+    ['\ufeff@x'],
+    ['\u200e+x'],
+    ['\u202e-x'],
+    ['\u2028=x'],
+    ['\u3000=x'],
+    ['\u00ad=x'],
+    ['\u2060=x'],
+    ['\u000b=x'],
+    ['\u0000=x'],
+    [' \u200b\u00a0 =x'],
+    ['＝1+1'],
+    ['＋x'],
+    ['－x'],
+    ['＠x'],
+    [' ＝x'],
+    ['\u200b＠x'],
+    ['﹦x'],
+    ['⁼x'],
+    ['₊x'],
   ])('%j is guarded', (value) => {
     expect(guardCell(value)).toBe(`'${value}`);
   });
 
-  it.each([['Ann'], [' Ann'], ['+14155550123'], ['-42'], ['3.5'], ['1+1'], ['a=b'], [''], ['   '], ['\u200b'], ['é=x'], ['{"a":1}'], ["'quoted"]])(
-    '%j is left alone',
-    (value) => {
-      expect(guardCell(value)).toBe(value);
-    },
-  );
+  it.each([
+    ['Ann'],
+    [' Ann'],
+    ['+14155550123'],
+    ['-42'],
+    ['3.5'],
+    ['1+1'],
+    ['a=b'],
+    [''],
+    ['   '],
+    ['\u200b'],
+    ['é=x'],
+    ['{"a":1}'],
+    ["'quoted"],
+  ])('%j is left alone', (value) => {
+    expect(guardCell(value)).toBe(value);
+  });
 
   it('apostrophes already in front of a formula get one more, so import gives them back', () => {
     expect(guardCell("'=x")).toBe("''=x");
@@ -36,7 +74,27 @@ describe('CSV formula guard', () => {
   });
 
   const tricky = fc.string({
-    unit: fc.constantFrom("'", '=', '+', '-', '@', '\t', '\r', '\n', ' ', '\u00a0', '\u200b', '\ufeff', '＝', '＋', 'a', '1', '.', '"', ','),
+    unit: fc.constantFrom(
+      "'",
+      '=',
+      '+',
+      '-',
+      '@',
+      '\t',
+      '\r',
+      '\n',
+      ' ',
+      '\u00a0',
+      '\u200b',
+      '\ufeff',
+      '＝',
+      '＋',
+      'a',
+      '1',
+      '.',
+      '"',
+      ',',
+    ),
     maxLength: 8,
   });
   /** what a spreadsheet would start to read: past whitespace and invisibles, in its compatibility form */

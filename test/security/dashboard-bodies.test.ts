@@ -55,7 +55,13 @@ describe('dashboard request bodies', () => {
   );
 
   it('a form declared over 64 KiB is a 413 page, refused before its body is read', async () => {
-    const res = await partialPost(port, '/dashboard/login', { 'content-type': 'application/x-www-form-urlencoded' }, 64 * 1024 + 1, 'email=a');
+    const res = await partialPost(
+      port,
+      '/dashboard/login',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      64 * 1024 + 1,
+      'email=a',
+    );
     expect(res.status).toBe(413);
     expect(res.body).toContain('A form may be at most 64 KiB.');
   });
@@ -95,7 +101,13 @@ describe('dashboard POSTs are counted per client IP before their bodies are read
     expect((await partialPost(port, '/dashboard/login', { 'content-type': 'application/json' }, deep.length, '[[[')).status).toBe(429);
 
     expect((await fetch(`http://127.0.0.1:${port}/dashboard/login`)).status).toBe(200);
-    const elsewhere = await f.app.inject({ method: 'POST', url: '/dashboard/login', remoteAddress: '10.9.9.9', headers: form, payload: 'email=x' });
+    const elsewhere = await f.app.inject({
+      method: 'POST',
+      url: '/dashboard/login',
+      remoteAddress: '10.9.9.9',
+      headers: form,
+      payload: 'email=x',
+    });
     expect(elsewhere.statusCode).toBe(403);
   });
 });

@@ -45,34 +45,42 @@ describe.each(await availableStores())('hostile input on %s', (kind) => {
   afterAll(() => f?.close());
 
   describe.each(PREFIXES)('%s', (prefix) => {
-    it.each(ENDPOINTS)('%s: every answer is an envelope with status < 500', async (endpoint) => {
-      const target = {
-        prefix,
-        campaigns: [f.ids.campaignA, f.ids.prefetchA, f.ids.campaignA2, f.ids.campaignB],
-        keys: [f.keys.writeA, f.keys.readA, f.keys.restrictedA, f.keys.writeB, f.keys.revokedA],
-      };
-      const statuses = new Map<number, number>();
-      let reached = 0;
-      await fc.assert(
-        fc.asyncProperty(requestFor(endpoint, target), async (request) => {
-          const res = await f.app.inject(request);
-          statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-          const why = broken(res, String(request.method));
-          if (why) throw new Error(`${request.method} ${request.url}: ${why}`);
-          // past authentication, validation and campaign access, into the operation itself
-          if (res.statusCode < 300 || res.statusCode === 409 || res.body.includes('"Lead not found"')) reached++;
-        }),
-        { numRuns: RUNS },
-      );
-      // Hostile, not hopeless: some requests must get through to the operation.
-      expect(reached, `statuses: ${JSON.stringify(Object.fromEntries(statuses))}`).toBeGreaterThan(0);
-      total.runs += RUNS;
-      total.succeeded += [...statuses].filter(([status]) => status < 300).reduce((n, [, count]) => n + count, 0);
-    }, 120_000);
+    it.each(ENDPOINTS)(
+      '%s: every answer is an envelope with status < 500',
+      async (endpoint) => {
+        const target = {
+          prefix,
+          campaigns: [f.ids.campaignA, f.ids.prefetchA, f.ids.campaignA2, f.ids.campaignB],
+          keys: [f.keys.writeA, f.keys.readA, f.keys.restrictedA, f.keys.writeB, f.keys.revokedA],
+        };
+        const statuses = new Map<number, number>();
+        let reached = 0;
+        await fc.assert(
+          fc.asyncProperty(requestFor(endpoint, target), async (request) => {
+            const res = await f.app.inject(request);
+            statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+            const why = broken(res, String(request.method));
+            if (why) throw new Error(`${request.method} ${request.url}: ${why}`);
+            // past authentication, validation and campaign access, into the operation itself
+            if (res.statusCode < 300 || res.statusCode === 409 || res.body.includes('"Lead not found"')) reached++;
+          }),
+          { numRuns: RUNS },
+        );
+        // Hostile, not hopeless: some requests must get through to the operation.
+        expect(reached, `statuses: ${JSON.stringify(Object.fromEntries(statuses))}`).toBeGreaterThan(0);
+        total.runs += RUNS;
+        total.succeeded += [...statuses].filter(([status]) => status < 300).reduce((n, [, count]) => n + count, 0);
+      },
+      120_000,
+    );
   });
 
   it('the health check and unknown paths: every answer is an envelope with status < 500', async () => {
-    const target = { prefix: PREFIXES[0], campaigns: [f.ids.campaignA, f.ids.campaignB], keys: [f.keys.writeA, f.keys.readA, f.keys.revokedA] };
+    const target = {
+      prefix: PREFIXES[0],
+      campaigns: [f.ids.campaignA, f.ids.campaignB],
+      keys: [f.keys.writeA, f.keys.readA, f.keys.revokedA],
+    };
     const statuses = new Map<number, number>();
     await fc.assert(
       fc.asyncProperty(offRouteRequest(target), async (request) => {
@@ -90,7 +98,10 @@ describe.each(await availableStores())('hostile input on %s', (kind) => {
 
   it('afterwards, every stored lead keeps the contract', async () => {
     expect(total.succeeded / total.runs, 'share of fuzzed requests that succeeded').toBeGreaterThan(0.04);
-    const count = await f.db.kysely.selectFrom('leads').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const count = await f.db.kysely
+      .selectFrom('leads')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n), 'the fuzz should have stored some leads').toBeGreaterThan(0);
     expect(await forbiddenLeads(f.db)).toEqual([]);
   });

@@ -57,13 +57,21 @@ describe('helmet headers, computed once at startup', () => {
     const reference = Fastify({ logger: false });
     await reference.register(helmet, HELMET_OPTIONS);
     reference.get('/', (_request, reply) => reply.send('x'));
-    const want = (await reference.inject({ method: 'GET', url: '/' })).raw.res as unknown as { getRawHeaderNames(): string[]; getHeader(n: string): unknown };
+    const want = (await reference.inject({ method: 'GET', url: '/' })).raw.res as unknown as {
+      getRawHeaderNames(): string[];
+      getHeader(n: string): unknown;
+    };
     const helmetNames = want.getRawHeaderNames().filter((n) => !/^(content-type|content-length)$/i.test(n));
     await reference.close();
     expect(helmetNames.length).toBeGreaterThan(10);
     const f = await makeFixture('sqlite');
     try {
-      const res = await f.app.inject({ method: 'GET', url: '/api/v1/leads', query: { campaignId: f.ids.campaignA }, headers: { 'x-api-key': f.keys.writeA } });
+      const res = await f.app.inject({
+        method: 'GET',
+        url: '/api/v1/leads',
+        query: { campaignId: f.ids.campaignA },
+        headers: { 'x-api-key': f.keys.writeA },
+      });
       const got = res.raw.res as unknown as { getRawHeaderNames(): string[]; getHeader(n: string): unknown };
       expect(res.statusCode).toBe(200);
       expect(got.getRawHeaderNames().slice(0, helmetNames.length)).toEqual(helmetNames);

@@ -75,7 +75,12 @@ describe.each(await availableStores())('tenant isolation on %s', (kind) => {
   function callsOn(prefix: string, target: string, tag: string): Call[] {
     const other = campaigns.find((c) => c.id !== target)!;
     return [
-      { endpoint: 'create', method: 'POST', url: prefix, body: { campaignId: target, phoneNumber: freshPhone(), externalId: `new-${fresh}` } },
+      {
+        endpoint: 'create',
+        method: 'POST',
+        url: prefix,
+        body: { campaignId: target, phoneNumber: freshPhone(), externalId: `new-${fresh}` },
+      },
       { endpoint: 'create-duplicate', method: 'POST', url: prefix, body: { campaignId: target, externalId: SHARED.externalId } },
       { endpoint: 'list', method: 'GET', url: prefix, query: { campaignId: target } },
       { endpoint: 'delete', method: 'DELETE', url: prefix, query: { campaignId: target, externalId: secretExt(tag, 0) } },
@@ -91,18 +96,28 @@ describe.each(await availableStores())('tenant isolation on %s', (kind) => {
         endpoint: 'bulk-delete',
         method: 'POST',
         url: `${prefix}/bulk-delete`,
-        body: { campaignId: target, leads: [{ externalId: secretExt(tag, 1) }, { phoneNumber: secretPhone(other.n, 2) }, { externalId: secretExt(other.tag, 2) }] },
+        body: {
+          campaignId: target,
+          leads: [{ externalId: secretExt(tag, 1) }, { phoneNumber: secretPhone(other.n, 2) }, { externalId: secretExt(other.tag, 2) }],
+        },
       },
     ];
   }
 
   function expectAllowedOutcome(key: KeyName, call: Call, target: string, res: Reply): void {
     const write = call.endpoint !== 'list';
-    if (key === 'revokedA') return expectError(res, 401, 'Invalid or inactive API key');
-    if (write && !writes[key]) return expectError(res, 403, 'Insufficient permissions');
+    if (key === 'revokedA') {
+      expectError(res, 401, 'Invalid or inactive API key');
+      return;
+    }
+    if (write && !writes[key]) {
+      expectError(res, 403, 'Insufficient permissions');
+      return;
+    }
     if (!reach[key].includes(target)) {
-      if (call.endpoint === 'delete' || call.endpoint === 'bulk-delete') return expectError(res, 403, 'Forbidden');
-      return expectError(res, 404, 'Campaign not found or access denied');
+      if (call.endpoint === 'delete' || call.endpoint === 'bulk-delete') expectError(res, 403, 'Forbidden');
+      else expectError(res, 404, 'Campaign not found or access denied');
+      return;
     }
     // within reach: the operation itself decides (created, duplicate, not found, predial rule)
     expect([200, 201, 400, 404, 409], JSON.stringify(res.body)).toContain(res.status);
@@ -136,7 +151,10 @@ describe.each(await availableStores())('tenant isolation on %s', (kind) => {
           if (call.endpoint === 'list' && res.status === 200) {
             const data = ok(res);
             const own = await f.db.kysely.selectFrom('leads').select('id').where('campaign_id', '=', t.id).orderBy('seq').execute();
-            expect(data.leads.map((l: { _id: string }) => l._id), where).toEqual(own.map((r) => r.id));
+            expect(
+              data.leads.map((l: { _id: string }) => l._id),
+              where,
+            ).toEqual(own.map((r) => r.id));
             expect(data.count, where).toBe(own.length);
             for (const lead of data.leads) expect(lead.campaignId, where).toBe(t.id);
           }
@@ -165,7 +183,7 @@ describe.each(await availableStores())('tenant isolation on %s', (kind) => {
     expect((await snapshot()).get(campaignB)).toBe(before.get(campaignB));
   });
 
-  it('HEAD on another tenant\'s list says no more than GET does', async () => {
+  it("HEAD on another tenant's list says no more than GET does", async () => {
     const res = await f.app.inject({
       method: 'HEAD',
       url: `/api/v1/records?campaignId=${f.ids.campaignB}`,

@@ -65,7 +65,9 @@ describe('nestedDeeperThan', () => {
   it('64 deep passes, 65 deep fails, arrays and objects alike', () => {
     const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
     const objects = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
-    const mixed = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 ? '{"k":' : '[')).join('') + 'null' +
+    const mixed = (n: number) =>
+      Array.from({ length: n }, (_, i) => (i % 2 ? '{"k":' : '[')).join('') +
+      'null' +
       Array.from({ length: n }, (_, i) => ((n - 1 - i) % 2 ? '}' : ']')).join('');
     for (const make of [arrays, objects, mixed]) {
       expect(JSON.parse(make(65))).toBeDefined(); // well-formed
@@ -80,7 +82,7 @@ describe('nestedDeeperThan', () => {
 
   it('brackets inside strings do not count, with escaped quotes and backslashes before the closing quote', () => {
     const cases: [string, number][] = [
-      [String.raw`["[[[[[[[["]`, 1],
+      ['["[[[[[[[["]', 1],
       [String.raw`["\"[[[[[[[["]`, 1],
       [String.raw`["\\", [[["x"]]]]`, 4],
       [String.raw`["\\\"[[[", "]]]\\"]`, 1],

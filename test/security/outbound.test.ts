@@ -5,7 +5,7 @@
  * webhook provider used to post anywhere a dashboard user pointed them
  * (127.0.0.1, [::1], 0, 2130706433, 169.254.169.254) and show the answer.
  */
-import dns from 'node:dns';
+import type dns from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,9 +67,12 @@ describe('address classification', () => {
     expect(STRICT.refusal(address)).toBe(`refused by the outbound policy: ${address} is ${why} (allow it with OUTBOUND_ALLOW)`);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])('%s (public) is allowed', (address) => {
-    expect(STRICT.refusal(address)).toBeNull();
-  });
+  it.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
+    '%s (public) is allowed',
+    (address) => {
+      expect(STRICT.refusal(address)).toBeNull();
+    },
+  );
 
   it('OUTBOUND_ALLOW opts in by CIDR, single address or host name, and nothing more', () => {
     const p = allowing(' 127.0.0.0/8, fd00::/8 ,10.1.2.3, crm.internal.example., ');
@@ -123,7 +126,8 @@ describe('signed requests to a real local server', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const post = (host: string, outbound: OutboundPolicy) => signedPost({ url: `http://${host}:${port}/hook`, body: {}, secret: null, timeoutMs: 2000, outbound });
+  const post = (host: string, outbound: OutboundPolicy) =>
+    signedPost({ url: `http://${host}:${port}/hook`, body: {}, secret: null, timeoutMs: 2000, outbound });
 
   const LITERALS: [string, string][] = [
     ['127.0.0.1', '127.0.0.1 is a loopback address'],
@@ -142,7 +146,10 @@ describe('signed requests to a real local server', () => {
 
   it.each(LITERALS)('http://%s:port is refused by default, and nothing reaches the server', async (host, why) => {
     const before = seen.length;
-    expect(await post(host, STRICT)).toEqual({ ok: false, reason: `refused by the outbound policy: ${why} (allow it with OUTBOUND_ALLOW)` });
+    expect(await post(host, STRICT)).toEqual({
+      ok: false,
+      reason: `refused by the outbound policy: ${why} (allow it with OUTBOUND_ALLOW)`,
+    });
     expect(seen.length).toBe(before);
   });
 
@@ -155,20 +162,26 @@ describe('signed requests to a real local server', () => {
   });
 
   it('169.254.169.254, the cloud metadata address, is refused before any connection is tried', async () => {
-    expect(await signedPost({ url: 'http://169.254.169.254/latest/meta-data/', body: {}, secret: null, timeoutMs: 2000, outbound: STRICT })).toEqual({
+    expect(
+      await signedPost({ url: 'http://169.254.169.254/latest/meta-data/', body: {}, secret: null, timeoutMs: 2000, outbound: STRICT }),
+    ).toEqual({
       ok: false,
       reason: 'refused by the outbound policy: 169.254.169.254 is a link-local address (allow it with OUTBOUND_ALLOW)',
     });
   });
 
   it('a host name is checked on every address it resolves to, after resolution', async () => {
-    const names = resolver((name) => (name === 'crm.example' ? ['127.0.0.1'] : name === 'mixed.example' ? ['93.184.215.14', '10.0.0.7'] : []));
+    const names = resolver((name) =>
+      name === 'crm.example' ? ['127.0.0.1'] : name === 'mixed.example' ? ['93.184.215.14', '10.0.0.7'] : [],
+    );
     expect(await post('crm.example', new OutboundPolicy(undefined, names))).toEqual({
       ok: false,
       reason: 'refused by the outbound policy: crm.example resolves to 127.0.0.1, a loopback address (allow it with OUTBOUND_ALLOW)',
     });
     expect((await post('mixed.example', new OutboundPolicy(undefined, names))).ok).toBe(false);
-    expect(await post('mixed.example', new OutboundPolicy(undefined, names))).toMatchObject({ reason: expect.stringContaining('10.0.0.7, a private (RFC 1918) address') });
+    expect(await post('mixed.example', new OutboundPolicy(undefined, names))).toMatchObject({
+      reason: expect.stringContaining('10.0.0.7, a private (RFC 1918) address'),
+    });
     // the address checked is the address connected to: allowed, it reaches the server
     const before = seen.length;
     expect((await post('crm.example', new OutboundPolicy(parseOutboundAllow('127.0.0.0/8'), names))).ok).toBe(true);
@@ -189,8 +202,18 @@ describe('signed requests to a real local server', () => {
   });
 
   it('without an explicit policy, predial and the webhook provider use the process policy: strict unless OUTBOUND_ALLOW says otherwise', async () => {
-    const r = await predial({ url: `http://127.0.0.1:${port}/p`, secret: null, leadId: 'l', campaignId: 'c', externalId: null, timeoutMs: 2000 });
-    expect(r).toEqual({ ok: false, reason: 'predial: refused by the outbound policy: 127.0.0.1 is a loopback address (allow it with OUTBOUND_ALLOW)' });
+    const r = await predial({
+      url: `http://127.0.0.1:${port}/p`,
+      secret: null,
+      leadId: 'l',
+      campaignId: 'c',
+      externalId: null,
+      timeoutMs: 2000,
+    });
+    expect(r).toEqual({
+      ok: false,
+      reason: 'predial: refused by the outbound policy: 127.0.0.1 is a loopback address (allow it with OUTBOUND_ALLOW)',
+    });
     const call = await webhookProvider({ url: `http://[::1]:${port}/call`, secret: null, timeoutMs: 2000 }).place(
       { attemptId: 'at_1', leadId: 'l', campaignId: 'c', phoneNumber: '+14155550123', externalId: null, metadata: {}, attempt: 1 },
       new AbortController().signal,

@@ -32,7 +32,10 @@ describe.each(await availableStores())('hostile-input regressions on %s', (kind)
       // within the depth limit, oversized metadata is still named as such
       const wide = await f.request('POST', prefix, {
         headers,
-        body: `{"campaignId":"${f.ids.campaignA}","phoneNumber":"+14155551001","metadata":${nested(60)}}`.replace('1}', `"${'x'.repeat(17_000)}"}`),
+        body: `{"campaignId":"${f.ids.campaignA}","phoneNumber":"+14155551001","metadata":${nested(60)}}`.replace(
+          '1}',
+          `"${'x'.repeat(17_000)}"}`,
+        ),
       });
       expectError(wide, 400, 'metadata must be a JSON object of at most 16 KiB');
     });

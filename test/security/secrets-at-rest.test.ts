@@ -71,24 +71,34 @@ describe('SECRET_KEY in config', () => {
   it('is optional, and accepted as 32 bytes in base64 or base64url', () => {
     expect(loadConfig({}).secretKey).toBeUndefined();
     const bytes = randomBytes(32);
-    for (const raw of [bytes.toString('base64'), bytes.toString('base64').replace(/=$/, ''), bytes.toString('base64url'), ` ${bytes.toString('base64')}\n`]) {
+    for (const raw of [
+      bytes.toString('base64'),
+      bytes.toString('base64').replace(/=$/, ''),
+      bytes.toString('base64url'),
+      ` ${bytes.toString('base64')}\n`,
+    ]) {
       const key = loadConfig({ SECRET_KEY: raw }).secretKey!;
       expect(key.export()).toEqual(bytes);
     }
   });
 
-  it.each([['too-short'], [randomBytes(16).toString('base64')], [randomBytes(48).toString('base64')], ['x'.repeat(44)], ['not base64 at all, but long enough to pass?']])(
-    'SECRET_KEY=%s is a ConfigError that does not echo it',
-    (raw) => {
-      expect(() => loadConfig({ SECRET_KEY: raw })).toThrow(ConfigError);
-      expect(() => loadConfig({ SECRET_KEY: raw })).toThrow(/^SECRET_KEY must be 32 random bytes in base64 \(generate one with: openssl rand -base64 32\)/);
-      try {
-        loadConfig({ SECRET_KEY: raw });
-      } catch (err) {
-        expect((err as Error).message).not.toContain(raw);
-      }
-    },
-  );
+  it.each([
+    ['too-short'],
+    [randomBytes(16).toString('base64')],
+    [randomBytes(48).toString('base64')],
+    ['x'.repeat(44)],
+    ['not base64 at all, but long enough to pass?'],
+  ])('SECRET_KEY=%s is a ConfigError that does not echo it', (raw) => {
+    expect(() => loadConfig({ SECRET_KEY: raw })).toThrow(ConfigError);
+    expect(() => loadConfig({ SECRET_KEY: raw })).toThrow(
+      /^SECRET_KEY must be 32 random bytes in base64 \(generate one with: openssl rand -base64 32\)/,
+    );
+    try {
+      loadConfig({ SECRET_KEY: raw });
+    } catch (err) {
+      expect((err as Error).message).not.toContain(raw);
+    }
+  });
 
   it('never prints the key', () => {
     const raw = newKey();

@@ -98,7 +98,10 @@ describe.each(await availableStores())('secrets on %s', (kind) => {
       url,
       payload,
       remoteAddress,
-      headers: { ...(key === undefined ? {} : { 'x-api-key': key }), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(key === undefined ? {} : { 'x-api-key': key }),
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
     });
 
   it('a malformed or tampered key is refused with 401 before any database lookup', async () => {
@@ -193,7 +196,11 @@ describe('secrets in a served process and in the operator CLI', () => {
       const { campaignId, write, read, revoked } = setup;
       for (const key of [write, read, revoked, tamper(write), generateKeyValue()]) {
         await fetch(`${server.url}/api/v1/leads?campaignId=${campaignId}`, { headers: { 'x-api-key': key } });
-        await fetch(`${server.url}/api/v1/leads`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: '{"campaignId":' });
+        await fetch(`${server.url}/api/v1/leads`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: '{"campaignId":',
+        });
       }
       // a malformed request and an oversized head, both carrying a key: refused by the HTTP parser
       const port = Number(new URL(server.url).port);
@@ -229,7 +236,9 @@ describe('secrets in a served process and in the operator CLI', () => {
     for (const key of keys) expect(JSON.stringify(rows)).not.toContain(key.slice(3, 35));
     // the bytes on disk, write-ahead log included
     const dir = dirname((store.config as { path: string }).path);
-    const bytes = readdirSync(dir).map((name) => readFileSync(join(dir, name)).toString('latin1')).join('\n');
+    const bytes = readdirSync(dir)
+      .map((name) => readFileSync(join(dir, name)).toString('latin1'))
+      .join('\n');
     for (const key of keys) expect(bytes.includes(key.slice(3, 35)), 'a key value on disk').toBe(false);
   });
 });

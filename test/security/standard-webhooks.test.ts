@@ -34,7 +34,9 @@ describe('standardWebhookHeaders', () => {
     const headers = standardWebhookHeaders(accented, BODY);
     expect(new Webhook(Buffer.from(accented, 'utf8'), { format: 'raw' }).verify(BODY, headers)).toEqual(JSON.parse(BODY));
     // a malformed whsec_ value is a free-text secret too
-    expect(new Webhook('whsec_not base64!', { format: 'raw' }).verify(BODY, standardWebhookHeaders('whsec_not base64!', BODY))).toBeDefined();
+    expect(
+      new Webhook('whsec_not base64!', { format: 'raw' }).verify(BODY, standardWebhookHeaders('whsec_not base64!', BODY)),
+    ).toBeDefined();
   });
 
   it('a stale or future timestamp, another body, id or secret: the package refuses', () => {

@@ -7,6 +7,7 @@ import { storeOn, type Store } from '../../src/store/index.js';
 
 const E164 = /^\+[1-9][0-9]{1,14}$/;
 // NUL or a UTF-16 surrogate that is not half of a pair
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what the stores cannot hold
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const METADATA_MAX = 16 * 1024;
 
@@ -41,7 +42,10 @@ export async function forbiddenLeads(db: Store): Promise<string[]> {
     }
     if (row.status !== 'raw') bad(row, `status ${row.status}`);
     if (Number(row.attempts) !== 0) bad(row, `attempts ${row.attempts}`);
-    for (const [kind, value] of [['externalId', row.external_id], ['phoneNumber', row.phone_number]] as const) {
+    for (const [kind, value] of [
+      ['externalId', row.external_id],
+      ['phoneNumber', row.phone_number],
+    ] as const) {
       if (value === null) continue;
       const key = `${row.campaign_id}\u0001${kind}\u0001${value}`;
       if (seen.has(key)) bad(row, `duplicate ${kind} ${value} in ${row.campaign_id}`);

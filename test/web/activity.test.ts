@@ -30,9 +30,19 @@ describe.each(await availableStores())('dashboard dialer views on %s', (kind) =>
       retry_delay_ms: 0,
       simulate_success: 0,
     }));
-    leads = await seed(f, campaignId, [{ phoneNumber: '+14155550701' }, { phoneNumber: '+14155550702' }, { externalId: 'later', phoneNumber: '+14155550703', scheduledFor: '2099-01-01T00:00:00Z' }]);
+    leads = await seed(f, campaignId, [
+      { phoneNumber: '+14155550701' },
+      { phoneNumber: '+14155550702' },
+      { externalId: 'later', phoneNumber: '+14155550703', scheduledFor: '2099-01-01T00:00:00Z' },
+    ]);
     const dialer = () =>
-      new Dialer({ store: f.db, logger: createLogger('silent'), campaignIds: [campaignId], simulateDurationMs: [0, 0], now: () => f.clock.now });
+      new Dialer({
+        store: f.db,
+        logger: createLogger('silent'),
+        campaignIds: [campaignId],
+        simulateDurationMs: [0, 0],
+        now: () => f.clock.now,
+      });
     await dialer().runOnce();
     // runOnce calls what was due before it started (dueBy = start - 1 ms), and
     // with no retry delay a failed lead is due at the millisecond of its

@@ -145,7 +145,6 @@ describe.each(await availableStores())('dashboard sign-in and sessions on %s', (
     f.clock.advance(15 * 60_000 + 1000);
     expect((await new Browser(f.app, '10.3.0.1').signIn('limited@example.com', PASSWORD)).status).toBe(303);
   });
-
 });
 
 describe('sign-in limiter', () => {
@@ -176,7 +175,10 @@ describe('cookies over HTTPS, behind a trusted proxy', () => {
     const form = await b.request('GET', '/dashboard/login', { headers: https });
     const signin = ([] as string[]).concat(form.headers['set-cookie'] as string[]);
     expect(signin.map((c) => c.split('=')[0])).toEqual(['__Host-leadline_signin']);
-    const res = await b.request('POST', '/dashboard/login', { form: { email: 'https@example.com', password: PASSWORD, _csrf: b.csrf }, headers: https });
+    const res = await b.request('POST', '/dashboard/login', {
+      form: { email: 'https@example.com', password: PASSWORD, _csrf: b.csrf },
+      headers: https,
+    });
     expect(res.status).toBe(303);
     const sessions = ([] as string[]).concat(res.headers['set-cookie'] as string[]).filter((c) => c.startsWith('__Host-leadline_session='));
     expect(sessions).toHaveLength(1);

@@ -21,8 +21,8 @@ import { createUser } from '../../src/web/accounts.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { runOrSkip } from '../helpers/services.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const browserAvailable = existsSync(CHROMIUM);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const browserAvailable = existsSync(CHROMIUM);
 export const runBrowserSuite = runOrSkip(browserAvailable, `${CHROMIUM} not found: skipping the browser tests (apt-get install chromium)`);
 
 /** The flags this machine's Chromium needs (no sandbox as root, no calls home on a closed network). */
@@ -30,7 +30,15 @@ export function launch(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -92,7 +100,9 @@ export async function startAttacker(target: string, fields: Record<string, strin
     .join('');
   const server: Server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<!doctype html><form id="f" method="post" action="${target}">${inputs}</form><script>document.getElementById('f').submit()</script>`);
+    res.end(
+      `<!doctype html><form id="f" method="post" action="${target}">${inputs}</form><script>document.getElementById('f').submit()</script>`,
+    );
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return {

@@ -108,9 +108,15 @@ describe.skipIf(!runBrowserSuite)('dashboard in a real browser', () => {
   it("shows the dialer's calls: overview, a lead's attempts and explain answer, and recycling", async () => {
     // Two passes of a real dialer (simulated calls, a fixed coin): some leads conclude, some exhaust.
     let seed = 42;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let pass = 0; pass < 2; pass++) {
-      await new Dialer({ store: site.db, logger: createLogger('silent'), campaignIds: [campaignId], simulateDurationMs: [0, 0], random }).runOnce();
+      await new Dialer({
+        store: site.db,
+        logger: createLogger('silent'),
+        campaignIds: [campaignId],
+        simulateDurationMs: [0, 0],
+        random,
+      }).runOnce();
     }
     await page.getByRole('link', { name: 'Overview' }).click();
     expect(await page.locator('.stats').first().innerText()).toMatch(/64\s+ALL LEADS/i);
@@ -159,9 +165,16 @@ describe.skipIf(!runBrowserSuite)('dashboard in a real browser', () => {
       for (const secret of ['Spring outreach', 'CRM importer', campaignId]) expect(text).not.toContain(secret);
     }
     const leadA = (await api(site.base, key, 'GET', `/api/v1/leads?campaignId=${campaignId}&limit=1`)).body.data.leads[0]._id;
-    const keyIdA = (await site.db.kysely.selectFrom('api_keys').select('id').where('name', '=', 'CRM importer').executeTakeFirstOrThrow()).id;
-    for (const path of [`/campaigns/${campaignId}`, `/campaigns/${campaignId}/leads`, `/campaigns/${campaignId}/leads/${leadA}`,
-      `/campaigns/${site.campaignB}/leads/${leadA}`, `/campaigns/${campaignId}/leads/${leadA}/delete`, `/settings/keys/${keyIdA}/revoke`]) {
+    const keyIdA = (await site.db.kysely.selectFrom('api_keys').select('id').where('name', '=', 'CRM importer').executeTakeFirstOrThrow())
+      .id;
+    for (const path of [
+      `/campaigns/${campaignId}`,
+      `/campaigns/${campaignId}/leads`,
+      `/campaigns/${campaignId}/leads/${leadA}`,
+      `/campaigns/${site.campaignB}/leads/${leadA}`,
+      `/campaigns/${campaignId}/leads/${leadA}/delete`,
+      `/settings/keys/${keyIdA}/revoke`,
+    ]) {
       const res = await p.goto(`${site.base}/dashboard${path}`);
       expect(res!.status(), path).toBe(404);
       expect(await p.locator('main').innerText()).not.toContain('Spring outreach');
@@ -170,7 +183,8 @@ describe.skipIf(!runBrowserSuite)('dashboard in a real browser', () => {
     // Bob's own valid token, posted to company A's ids: nothing found, nothing changed.
     const token = await p.locator('input[name=_csrf]').first().inputValue();
     const statuses = await p.evaluate(
-      async ({ urls, token }) => Promise.all(urls.map(async (u) => (await fetch(u, { method: 'POST', body: new URLSearchParams({ _csrf: token }) })).status)),
+      async ({ urls, token }) =>
+        Promise.all(urls.map(async (u) => (await fetch(u, { method: 'POST', body: new URLSearchParams({ _csrf: token }) })).status)),
       { urls: [`/dashboard/campaigns/${campaignId}/leads/${leadA}/delete`, `/dashboard/settings/keys/${keyIdA}/revoke`], token },
     );
     expect(statuses).toEqual([404, 404]);

@@ -21,7 +21,10 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 /** signs in over real HTTP like a browser: the form's cookie and token, then the POST */
 async function signIn(base: string, email: string, password: string): Promise<Response> {
   const page = await fetch(`${base}/dashboard/login`);
-  const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookie = page.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
   return fetch(`${base}/dashboard/login`, {
     method: 'POST',
@@ -44,9 +47,15 @@ describe('leadline user', () => {
     const missing = await cli(['user', 'create', '--company', 'co_missing', '--email', 'x@acme.test']);
     expect(missing.code).toBe(1);
     const users = JSON.parse((await cli(['user', 'list', '--company', companyId, '--json'])).stdout);
-    expect(users).toEqual([{ userId: expect.stringMatching(/^us_/), email: 'ops@acme.test', createdAt: expect.any(String), passwordSet: false }]);
+    expect(users).toEqual([
+      { userId: expect.stringMatching(/^us_/), email: 'ops@acme.test', createdAt: expect.any(String), passwordSet: false },
+    ]);
     const reset = JSON.parse((await cli(['user', 'reset-password', '--email', 'OPS@acme.test', '--json'])).stdout);
-    expect(reset).toMatchObject({ email: 'ops@acme.test', oneTimePassword: expect.any(String), signInUrl: expect.stringContaining('/dashboard/login') });
+    expect(reset).toMatchObject({
+      email: 'ops@acme.test',
+      oneTimePassword: expect.any(String),
+      signInUrl: expect.stringContaining('/dashboard/login'),
+    });
   });
 
   it('the first start prints a dashboard sign-in whose one-time password works once', async () => {

@@ -33,10 +33,10 @@ async function tabTo(page: Page, name: RegExp, max = 60): Promise<void> {
  */
 async function tabAround(page: Page): Promise<{ unreached: string[]; unmarked: string[]; reached: number }> {
   const total = await page.evaluate(() => {
-    const controls = [...document.querySelectorAll<HTMLElement>('a[href], button, input:not([type=hidden]), select, textarea, summary')].filter(
-      (e) => !(e as HTMLButtonElement).disabled && e.getClientRects().length > 0,
-    );
-    controls.forEach((e, i) => (e.dataset.kbd = String(i)));
+    const controls = [
+      ...document.querySelectorAll<HTMLElement>('a[href], button, input:not([type=hidden]), select, textarea, summary'),
+    ].filter((e) => !(e as HTMLButtonElement).disabled && e.getClientRects().length > 0);
+    for (const [i, e] of controls.entries()) e.dataset.kbd = String(i);
     // A radio group is one Tab stop (the arrow keys move inside it): its members share one id.
     const groups = new Map<string, string>();
     for (const e of controls) {
@@ -57,7 +57,11 @@ async function tabAround(page: Page): Promise<{ unreached: string[]; unmarked: s
       if (!e?.dataset.kbd) return null;
       const style = getComputedStyle(e);
       const marked = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
-      return { id: e.dataset.kbd, marked, name: `${e.tagName.toLowerCase()} ${(e.textContent || e.getAttribute('name') || '').trim().slice(0, 40)}` };
+      return {
+        id: e.dataset.kbd,
+        marked,
+        name: `${e.tagName.toLowerCase()} ${(e.textContent || e.getAttribute('name') || '').trim().slice(0, 40)}`,
+      };
     });
     if (at === null) continue;
     if (reached.has(at.id)) break; // round the page once: back at a control already seen
@@ -65,7 +69,10 @@ async function tabAround(page: Page): Promise<{ unreached: string[]; unmarked: s
     if (!at.marked) unmarked.push(at.name);
   }
   const unreached = await page.evaluate(
-    (ids) => [...document.querySelectorAll<HTMLElement>('[data-kbd]')].filter((e) => !ids.includes(e.dataset.kbd!)).map((e) => e.outerHTML.slice(0, 80)),
+    (ids) =>
+      [...document.querySelectorAll<HTMLElement>('[data-kbd]')]
+        .filter((e) => !ids.includes(e.dataset.kbd!))
+        .map((e) => e.outerHTML.slice(0, 80)),
     [...reached],
   );
   return { unreached, unmarked, reached: reached.size };

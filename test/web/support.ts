@@ -39,7 +39,11 @@ export class Browser {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
-  async request(method: 'GET' | 'POST', url: string, o: { form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> {
+  async request(
+    method: 'GET' | 'POST',
+    url: string,
+    o: { form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<Page> {
     const headers: Record<string, string> = { ...(this.cookies.size ? { cookie: this.cookieHeader() } : {}), ...o.headers };
     const res = await this.app.inject({
       method,

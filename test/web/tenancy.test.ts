@@ -99,7 +99,9 @@ describe.each(await availableStores())('dashboard pages on %s', (kind) => {
     const bad = await a.post('/dashboard/campaigns', { ...settings(), name: 'Spring', hours: 'mon-fri 09:00-25:00' });
     expect(bad.status).toBe(400);
     expect(bad.body).toContain('Calling hours');
-    expect((await a.post('/dashboard/campaigns', { ...settings(), name: 'Spring <b>' })).location).toBe('/dashboard/campaigns?done=created');
+    expect((await a.post('/dashboard/campaigns', { ...settings(), name: 'Spring <b>' })).location).toBe(
+      '/dashboard/campaigns?done=created',
+    );
     const row = await f.db.kysely.selectFrom('campaigns').selectAll().where('name', '=', 'Spring <b>').executeTakeFirstOrThrow();
     expect(row).toMatchObject({ company_id: f.ids.companyA, timezone: 'Europe/Paris', retry_delay_ms: 5_400_000, max_attempts: 4 });
     const edit = await a.get(`/dashboard/campaigns/${row.id}`);
@@ -120,7 +122,9 @@ describe.each(await availableStores())('dashboard pages on %s', (kind) => {
     expect(form.body).toContain('value="no-answer=0.6,busy=0.25,voicemail=0.15"');
     expect(form.body).toContain('Simulated call duration');
     const sim = { simulate_failures: 'busy=0.25,no-answer=0.75', simulate_duration: '1s-3s' };
-    expect((await a.post('/dashboard/campaigns', { ...settings(), ...sim, name: 'Simulated' })).location).toBe('/dashboard/campaigns?done=created');
+    expect((await a.post('/dashboard/campaigns', { ...settings(), ...sim, name: 'Simulated' })).location).toBe(
+      '/dashboard/campaigns?done=created',
+    );
     const row = await f.db.kysely.selectFrom('campaigns').selectAll().where('name', '=', 'Simulated').executeTakeFirstOrThrow();
     expect(row).toMatchObject({ simulate_failures: 'no-answer=0.75,busy=0.25', simulate_duration: '1s-3s' });
     const bad = await a.post(`/dashboard/campaigns/${row.id}`, { ...settings(), ...sim, simulate_failures: 'busy=0.5' });
@@ -134,10 +138,16 @@ describe.each(await availableStores())('dashboard pages on %s', (kind) => {
       simulate_failures: 'no-answer=0.75,busy=0.25',
       simulate_duration: '1s-3s',
     });
-    const saved = await a.post(`/dashboard/campaigns/${row.id}`, { ...settings(), simulate_failures: 'voicemail=1', simulate_duration: '2s' });
+    const saved = await a.post(`/dashboard/campaigns/${row.id}`, {
+      ...settings(),
+      simulate_failures: 'voicemail=1',
+      simulate_duration: '2s',
+    });
     expect(saved.location).toBe(`/dashboard/campaigns/${row.id}?done=saved`);
     // a form without the fields (as posted before they existed) keeps them
-    expect((await a.post(`/dashboard/campaigns/${row.id}`, { ...settings(), concurrency: '3' })).location).toBe(`/dashboard/campaigns/${row.id}?done=saved`);
+    expect((await a.post(`/dashboard/campaigns/${row.id}`, { ...settings(), concurrency: '3' })).location).toBe(
+      `/dashboard/campaigns/${row.id}?done=saved`,
+    );
     expect(await f.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow()).toMatchObject({
       simulate_failures: 'voicemail=1',
       simulate_duration: '2s',
@@ -153,7 +163,11 @@ describe.each(await availableStores())('dashboard pages on %s', (kind) => {
     await a.get('/dashboard/settings/keys');
     const keyA = shownKey((await a.post('/dashboard/settings/keys', { name: 'A key', scope: 'read' })).body);
     const keyIdA = (await f.db.kysely.selectFrom('api_keys').select('id').where('name', '=', 'A key').executeTakeFirstOrThrow()).id;
-    const campaignBefore = await f.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', f.ids.campaignA).executeTakeFirstOrThrow();
+    const campaignBefore = await f.db.kysely
+      .selectFrom('campaigns')
+      .selectAll()
+      .where('id', '=', f.ids.campaignA)
+      .executeTakeFirstOrThrow();
     const keysBefore = (await f.db.kysely.selectFrom('api_keys').select('id').execute()).length;
 
     expect(shows((await a.get('/dashboard/campaigns')).body, 'A1')).toBe(true); // the check below can see a name
@@ -184,7 +198,9 @@ describe.each(await availableStores())('dashboard pages on %s', (kind) => {
       for (const name of ['A1', 'A2', 'A prefetch', 'A key']) expect(shows(body, name), `${page} shows ${name}`).toBe(false);
       for (const id of [f.ids.campaignA, keyIdA]) expect(body, page).not.toContain(id);
     }
-    expect(await f.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', f.ids.campaignA).executeTakeFirst()).toEqual(campaignBefore);
+    expect(await f.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', f.ids.campaignA).executeTakeFirst()).toEqual(
+      campaignBefore,
+    );
     expect((await f.db.kysely.selectFrom('api_keys').select('id').execute()).length).toBe(keysBefore);
     expect((await apiList(keyA, f.ids.campaignA)).body.data.leads.map((l: { _id: string }) => l._id)).toContain(leadA);
   });

@@ -40,7 +40,15 @@ describe('passwords', () => {
 describe('sign-in redirect target', () => {
   it('is a dashboard path or nothing', () => {
     expect(safeNext('/dashboard/campaigns?status=raw')).toBe('/dashboard/campaigns?status=raw');
-    for (const bad of ['//evil.test/dashboard', 'https://evil.test', '/dashboard//evil.test', '/api/v1/leads', '/dashboardx', '/dashboard/\\evil', 5]) {
+    for (const bad of [
+      '//evil.test/dashboard',
+      'https://evil.test',
+      '/dashboard//evil.test',
+      '/api/v1/leads',
+      '/dashboardx',
+      '/dashboard/\\evil',
+      5,
+    ]) {
       expect(safeNext(bad)).toBeUndefined();
     }
   });

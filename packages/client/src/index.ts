@@ -19,9 +19,7 @@ export type BulkDeleteResult = Schemas['BulkDeleteResult'];
 export type ErrorEnvelope = Schemas['ErrorEnvelope'];
 export type RateLimitedEnvelope = Schemas['RateLimitedEnvelope'];
 /** one entry of a bulk create: phoneNumber and/or externalId, metadata, scheduledFor, priority */
-export type LeadInput = NonNullable<
-  paths['/api/v1/leads/bulk']['post']['requestBody']
->['content']['application/json']['leads'][number];
+export type LeadInput = NonNullable<paths['/api/v1/leads/bulk']['post']['requestBody']>['content']['application/json']['leads'][number];
 export type LeadStatus = Lead['status'];
 
 export type LeadlineClient = Client<paths, 'application/json'>;

@@ -9,7 +9,7 @@
  */
 import { DEFAULT_FAILURE_MIX, FAILURE_OUTCOMES, type FailureMix, type FailureOutcome } from './simulate.js';
 
-export class FailureMixError extends Error {}
+class FailureMixError extends Error {}
 
 /** shares are compared with this slack, so that 0.1 + 0.2 + 0.7 adds up */
 const SLACK = 1e-9;
@@ -20,7 +20,9 @@ export function parseFailureMix(raw: string): FailureMix {
   for (const part of raw.split(',').map((s) => s.trim())) {
     const [name, value, extra] = part.split('=').map((s) => s.trim());
     if (!name || value === undefined || extra !== undefined) {
-      throw new FailureMixError(`expected OUTCOME=SHARE items separated by commas, e.g. no-answer=0.6,busy=0.25,voicemail=0.15; got "${part}"`);
+      throw new FailureMixError(
+        `expected OUTCOME=SHARE items separated by commas, e.g. no-answer=0.6,busy=0.25,voicemail=0.15; got "${part}"`,
+      );
     }
     if (!(FAILURE_OUTCOMES as readonly string[]).includes(name)) {
       throw new FailureMixError(`unknown outcome "${name}" (use ${FAILURE_OUTCOMES.join(', ')})`);

@@ -6,7 +6,7 @@ import { simulateProvider, type SimulateOptions } from './simulate.js';
 import type { CallProvider } from './types.js';
 import { webhookProvider } from './webhook.js';
 
-export type { CallProvider, CallRequest, PlaceResult } from './types.js';
+export type { CallProvider } from './types.js';
 
 export interface ProviderOptions {
   /** the simulate provider's call duration range, ms, for every campaign (--simulate-duration); default: each campaign's own */

@@ -30,7 +30,7 @@ export interface SimulateOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
@@ -53,7 +53,8 @@ export function simulateProvider(o: SimulateOptions): CallProvider {
       const ms = min + Math.round(random() * (max - min));
       await sleep(ms, signal);
       // A call cut short (a shutdown past its grace, a lost claim) was placed: it is an attempt.
-      if (signal.aborted) return { kind: 'finished', success: false, outcome: 'canceled', reason: 'the dialer hung up before the call ended' };
+      if (signal.aborted)
+        return { kind: 'finished', success: false, outcome: 'canceled', reason: 'the dialer hung up before the call ended' };
       const durationSeconds = ms / 1000;
       if (random() < o.success) return { kind: 'finished', success: true, outcome: 'answered', durationSeconds };
       let r = random();

@@ -33,9 +33,14 @@ const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v.slice(0, MAX
 
 function answerOf(status: number, body: string, headers: Record<string, string | undefined>): PlaceResult {
   if (status === 429 || status >= 500) {
-    return { kind: 'not-placed', reason: `webhook: answered HTTP ${status}`, ...(status === 429 ? { retryAfterMs: retryAfterMs(headers) } : {}) };
+    return {
+      kind: 'not-placed',
+      reason: `webhook: answered HTTP ${status}`,
+      ...(status === 429 ? { retryAfterMs: retryAfterMs(headers) } : {}),
+    };
   }
-  if (status >= 400) return { kind: 'finished', success: false, outcome: 'failed', reason: `webhook: refused the call with HTTP ${status}` };
+  if (status >= 400)
+    return { kind: 'finished', success: false, outcome: 'failed', reason: `webhook: refused the call with HTTP ${status}` };
   let a: Record<string, unknown> | null = null;
   try {
     const parsed: unknown = JSON.parse(body);
@@ -47,7 +52,13 @@ function answerOf(status: number, body: string, headers: Record<string, string |
   if (status >= 200 && status < 300 && a && typeof a.success === 'boolean' && typeof a.outcome === 'string' && a.outcome !== '') {
     const reason = text(a.reason);
     const durationSeconds = typeof a.durationSeconds === 'number' && a.durationSeconds >= 0 ? a.durationSeconds : undefined;
-    return { kind: 'finished', success: a.success, outcome: a.outcome.slice(0, MAX_TEXT), ...(reason ? { reason } : {}), ...(durationSeconds === undefined ? {} : { durationSeconds }) };
+    return {
+      kind: 'finished',
+      success: a.success,
+      outcome: a.outcome.slice(0, MAX_TEXT),
+      ...(reason ? { reason } : {}),
+      ...(durationSeconds === undefined ? {} : { durationSeconds }),
+    };
   }
   return { kind: 'unknown', reason: `webhook: HTTP ${status}, not {"success", "outcome"} or {"accepted": true}` };
 }
@@ -74,7 +85,9 @@ export function webhookProvider(o: WebhookOptions): CallProvider {
       const answer = await request({ method: 'POST', url: o.url, headers, body, timeoutMs: o.timeoutMs, signal });
       if (answer.ok) return answerOf(answer.status, answer.text, answer.headers);
       // nothing reached the receiver: not placed; otherwise it may have placed the call
-      return answer.sent ? { kind: 'unknown', reason: `webhook: ${answer.reason}` } : { kind: 'not-placed', reason: `webhook: ${answer.reason}` };
+      return answer.sent
+        ? { kind: 'unknown', reason: `webhook: ${answer.reason}` }
+        : { kind: 'not-placed', reason: `webhook: ${answer.reason}` };
     },
   };
 }

@@ -18,7 +18,13 @@ const body = {
   required: ['success', 'outcome'],
   properties: {
     success: { type: 'boolean', description: 'true concludes the lead' },
-    outcome: { type: 'string', minLength: 1, maxLength: 100, pattern: STORABLE_TEXT, description: 'a short code: answered, no-answer, busy, voicemail, …' },
+    outcome: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      pattern: STORABLE_TEXT,
+      description: 'a short code: answered, no-answer, busy, voicemail, …',
+    },
     reason: { type: 'string', maxLength: 500, pattern: STORABLE_TEXT },
     durationSeconds: { type: 'number', minimum: 0, maximum: 86_400 },
   },
@@ -29,7 +35,8 @@ export function attemptRoutes(store: Store, now: () => number) {
     app.post<{ Params: { attemptId: string }; Body: OutcomeReport }>(
       '/:attemptId/outcome',
       { schema: { ...reportOutcomeDoc, params, body }, config: { scope: 'write' } },
-      async (request, reply) => sendOk(reply, 200, await reportOutcome(store, request.principal, request.params.attemptId, request.body, now())),
+      async (request, reply) =>
+        sendOk(reply, 200, await reportOutcome(store, request.principal, request.params.attemptId, request.body, now())),
     );
   };
 }

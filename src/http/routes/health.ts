@@ -17,9 +17,7 @@ export function healthRoutes(store: Pick<Store, 'ping'>) {
         await Promise.race([store.ping(), timeout]);
         return reply.code(200).send({ success: true, data: { status: 'ok', database: 'ok' }, error: null });
       } catch {
-        return reply
-          .code(503)
-          .send({ ...failure('Database unreachable'), data: { status: 'unavailable', database: 'unreachable' } });
+        return reply.code(503).send({ ...failure('Database unreachable'), data: { status: 'unavailable', database: 'unreachable' } });
       } finally {
         clearTimeout(timer);
       }

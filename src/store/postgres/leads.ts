@@ -102,7 +102,8 @@ export class PostgresLeadStore extends SharedLeadStore {
 
   async findExisting(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<ExistingRow[]> {
     if (externalIds.length === 0 && phoneNumbers.length === 0) return [];
-    const { rows } = await sql<ExistingRow>`${matching(campaignId, externalIds, phoneNumbers, sql`l.id, l.external_id, l.phone_number`)}`.execute(this.ex);
+    const { rows } =
+      await sql<ExistingRow>`${matching(campaignId, externalIds, phoneNumbers, sql`l.id, l.external_id, l.phone_number`)}`.execute(this.ex);
     return rows;
   }
 
@@ -146,12 +147,25 @@ export class PostgresLeadStore extends SharedLeadStore {
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
       page +=
-        (i === 0 ? '{"_id":' : ',{"_id":') + q(r.id) + ',"campaignId":' + q(r.campaign_id) +
+        (i === 0 ? '{"_id":' : ',{"_id":') +
+        q(r.id) +
+        ',"campaignId":' +
+        q(r.campaign_id) +
         (r.phone_number === null ? '' : ',"phoneNumber":' + q(r.phone_number)) +
         (r.external_id === null ? '' : ',"externalId":' + q(r.external_id)) +
-        ',"metadata":' + r.metadata + ',"status":"' + r.status + '"' +
+        ',"metadata":' +
+        r.metadata +
+        ',"status":"' +
+        r.status +
+        '"' +
         (r.scheduled_for === null ? '' : ',"scheduledFor":' + q(r.scheduled_for)) +
-        ',"priority":' + r.priority + ',"attempts":' + r.attempts + ',"_creationTime":' + r.created_at + '}';
+        ',"priority":' +
+        r.priority +
+        ',"attempts":' +
+        r.attempts +
+        ',"_creationTime":' +
+        r.created_at +
+        '}';
     }
     const last = rows.length === 0 ? null : Number(rows[rows.length - 1]!.seq);
     return { page: page + ']', n: rows.length, last, more };
@@ -162,7 +176,9 @@ export class PostgresLeadStore extends SharedLeadStore {
 // CPU per request 148 → 140 µs.
 type PageArgs = { campaignId: string; afterSeq: number; take: number };
 const pageAll = precompiled((a: PageArgs, ex) => pageQuery(a.campaignId, undefined, a.afterSeq, a.take).compile(ex));
-const pageByStatus = precompiled((a: PageArgs & { status: LeadStatus }, ex) => pageQuery(a.campaignId, a.status, a.afterSeq, a.take).compile(ex));
+const pageByStatus = precompiled((a: PageArgs & { status: LeadStatus }, ex) =>
+  pageQuery(a.campaignId, a.status, a.afterSeq, a.take).compile(ex),
+);
 
 function pageQuery(campaignId: string, status: LeadStatus | undefined, afterSeq: number, take: number) {
   const from = keyset(campaignId, status, afterSeq);

@@ -11,7 +11,9 @@ export class PostgresZoneStore implements ZoneStore {
     const ids = new Map<string, number>();
     if (unique.length === 0) return ids;
     await sql`insert into zone_sets (zones) select unnest(${unique}::text[]) on conflict (zones) do nothing`.execute(this.ex);
-    const { rows } = await sql<{ id: number; zones: string }>`select id, zones from zone_sets where zones = any(${unique}::text[])`.execute(this.ex);
+    const { rows } = await sql<{ id: number; zones: string }>`select id, zones from zone_sets where zones = any(${unique}::text[])`.execute(
+      this.ex,
+    );
     for (const r of rows) ids.set(r.zones, Number(r.id));
     return ids;
   }

@@ -3,11 +3,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../../db/index.js';
 import { canMove, LEAD_STATUSES, nextStatus } from '../../leads/lifecycle.js';
 import type { EventItem, EventStore } from '../events.js';
-import type {
-  ClaimedLead,
-  ClaimRequest,
-  DialerLeadRow,
-} from '../queue.js';
+import type { ClaimedLead, ClaimRequest, DialerLeadRow } from '../queue.js';
 
 /** The statuses a claim may take; the due index's WHERE names exactly these. */
 const CLAIMABLE = LEAD_STATUSES.filter((s) => canMove(s, 'claim'));
@@ -69,7 +65,12 @@ function claimedLeads(rows: readonly ClaimRow[], r: ClaimRequest): ClaimedLead[]
     .sort((a, b) => b.priority - a.priority || dueOf(a).localeCompare(dueOf(b)) || a.seq - b.seq);
 }
 
-export const statusItem = (leadId: string, externalId: string | null, from: string, to: string): EventItem => ({ leadId, externalId, from, to });
+export const statusItem = (leadId: string, externalId: string | null, from: string, to: string): EventItem => ({
+  leadId,
+  externalId,
+  from,
+  to,
+});
 
 /**
  * Claims and the leads they hold: the half of the queue that does not
@@ -89,7 +90,11 @@ export abstract class SharedClaimStore {
   protected abstract claimRows(r: ClaimRequest): Promise<ClaimRow[]>;
   abstract claimPlan(r: ClaimRequest): Promise<string[]>;
   abstract nextDue(campaignId: string, now: number): Promise<number | null>;
-  abstract withoutZones(o: { campaignId?: string; limit: number; skipLocked?: boolean }): Promise<{ seq: number; phone_number: string | null; metadata: string }[]>;
+  abstract withoutZones(o: {
+    campaignId?: string;
+    limit: number;
+    skipLocked?: boolean;
+  }): Promise<{ seq: number; phone_number: string | null; metadata: string }[]>;
   abstract setZones(pairs: readonly { seq: number; zoneSet: number }[]): Promise<void>;
   /** `seq` is one of seqs, bound as one parameter */
   protected abstract inSeqs(seqs: readonly number[]): RawBuilder<unknown>;
@@ -168,11 +173,6 @@ export abstract class SharedClaimStore {
     return new Set(rows.map((r) => Number(r.seq)));
   }
 
-
-
-
-
-
   /**
    * Ends the leases that lapsed with no attempt open (a worker that died
    * between its claim and its call): the lead is due again at once, with the
@@ -190,7 +190,8 @@ export abstract class SharedClaimStore {
         returning id, campaign_id, external_id, (attempts = 0) as was_raw`.execute(self.ex);
       const released = rows.filter((r) => Boolean(r.was_raw));
       const byCampaign = new Map<string, EventItem[]>();
-      for (const r of released) byCampaign.set(r.campaign_id, [...(byCampaign.get(r.campaign_id) ?? []), statusItem(r.id, r.external_id, CLAIMED_STATUS, raw)]);
+      for (const r of released)
+        byCampaign.set(r.campaign_id, [...(byCampaign.get(r.campaign_id) ?? []), statusItem(r.id, r.external_id, CLAIMED_STATUS, raw)]);
       for (const [campaignId, items] of byCampaign) await self.events.append({ type: 'lead.status_changed', campaignId, items, now });
       return rows.length;
     });
@@ -206,7 +207,9 @@ export abstract class SharedClaimStore {
         returning id, external_id`.execute(self.ex);
       const { numAffectedRows } = await sql`update leads
         set extra_attempts = attempts + ${grant} - ${maxAttempts}, next_attempt_at = null
-        where campaign_id = ${campaignId} and status = 'attempting' and claimed_by is null and attempts >= ${maxAttempts} + extra_attempts`.execute(self.ex);
+        where campaign_id = ${campaignId} and status = 'attempting' and claimed_by is null and attempts >= ${maxAttempts} + extra_attempts`.execute(
+        self.ex,
+      );
       const items = rows.map((r) => statusItem(r.id, r.external_id, 'exhausted', recycled));
       await self.events.append({ type: 'lead.status_changed', campaignId, items, now });
       return rows.length + Number(numAffectedRows ?? 0);
@@ -223,7 +226,13 @@ export abstract class SharedClaimStore {
   }
 
   async hasUnknownZones(campaignId: string): Promise<boolean> {
-    const row = await this.ex.selectFrom('leads').select('seq').where('campaign_id', '=', campaignId).where('local_zones', 'is', null).limit(1).executeTakeFirst();
+    const row = await this.ex
+      .selectFrom('leads')
+      .select('seq')
+      .where('campaign_id', '=', campaignId)
+      .where('local_zones', 'is', null)
+      .limit(1)
+      .executeTakeFirst();
     return row !== undefined;
   }
 }

@@ -21,7 +21,7 @@ const LEAD_COLUMNS = [
 ] as const;
 
 /** bigint columns come back as strings from some drivers; the store answers numbers */
-export const leadRow = (r: LeadRow): LeadRow => ({
+const leadRow = (r: LeadRow): LeadRow => ({
   ...r,
   seq: Number(r.seq),
   priority: Number(r.priority),
@@ -54,7 +54,11 @@ export abstract class SharedLeadStore implements LeadStore {
   /** inserts in array order, skipping what the unique indexes refuse; the ids inserted */
   protected abstract insertRows(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>>;
   /** deletes the matching leads, returning them */
-  protected abstract deleteRows(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<DeletedLead[]>;
+  protected abstract deleteRows(
+    campaignId: string,
+    externalIds: readonly string[],
+    phoneNumbers: readonly string[],
+  ): Promise<DeletedLead[]>;
   /** `campaign_id = <campaign>` for a lookup by identifier, as the dialect plans it best */
   protected abstract inCampaign(campaignId: string): RawBuilder<string> | string;
   protected abstract keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: number): Keyset;
@@ -76,7 +80,12 @@ export abstract class SharedLeadStore implements LeadStore {
     });
   }
 
-  deleteMany(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[], now = Date.now()): Promise<DeletedLead[]> {
+  deleteMany(
+    campaignId: string,
+    externalIds: readonly string[],
+    phoneNumbers: readonly string[],
+    now = Date.now(),
+  ): Promise<DeletedLead[]> {
     return this.inWriteTx(async (self) => {
       const deleted = await self.deleteRows(campaignId, externalIds, phoneNumbers);
       const items = leadItems(deleted.map((d) => ({ id: d.id, externalId: d.external_id })));
@@ -104,12 +113,22 @@ export abstract class SharedLeadStore implements LeadStore {
         .returning(['id', 'external_id'])
         .executeTakeFirst();
       if (!deleted) return false;
-      await self.events.append({ type: 'lead.deleted', campaignId, items: leadItems([{ id: deleted.id, externalId: deleted.external_id }]), now });
+      await self.events.append({
+        type: 'lead.deleted',
+        campaignId,
+        items: leadItems([{ id: deleted.id, externalId: deleted.external_id }]),
+        now,
+      });
       return true;
     });
   }
 
-  async page(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<{ leads: LeadRow[]; more: boolean }> {
+  async page(
+    campaignId: string,
+    status: LeadStatus | undefined,
+    afterSeq: number,
+    limit: number,
+  ): Promise<{ leads: LeadRow[]; more: boolean }> {
     const from = this.keyset(campaignId, status, afterSeq);
     const { rows } = await sql<LeadRow>`select ${sql.join(LEAD_COLUMNS.map((c) => sql.ref(c)))}
       from leads where ${from.where} order by ${from.order} limit ${limit + 1}`.execute(this.ex);

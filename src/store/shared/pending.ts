@@ -69,6 +69,11 @@ export async function pendingAttempts(ex: Executor, where: RawBuilder<unknown>, 
             externalId: r.external_id,
             held: Boolean(r.held),
           },
-    campaign: { maxAttempts: Number(r.max_attempts), retryDelayMs: Number(r.retry_delay_ms), retryDelays: r.retry_delays, provider: r.provider },
+    campaign: {
+      maxAttempts: Number(r.max_attempts),
+      retryDelayMs: Number(r.retry_delay_ms),
+      retryDelays: r.retry_delays,
+      provider: r.provider,
+    },
   }));
 }

@@ -26,9 +26,18 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
       const opened = await self.openRows(batch);
       const missing = batch.filter((o) => !opened.has(o.attemptId)).map((o) => o.lead.seq);
       const present = new Set<number>();
-      if (missing.length > 0) for (const r of await self.ex.selectFrom('leads').select('seq').where('seq', 'in', missing).execute()) present.add(Number(r.seq));
-      for (const [campaignId, group] of groupBy(batch.filter((o) => opened.has(o.attemptId)), (o) => o.lead.campaignId)) {
-        const items = group.map((o) => ({ leadId: o.lead.id, externalId: o.lead.externalId, attemptId: o.attemptId, attempt: o.lead.attempts + 1 }));
+      if (missing.length > 0)
+        for (const r of await self.ex.selectFrom('leads').select('seq').where('seq', 'in', missing).execute()) present.add(Number(r.seq));
+      for (const [campaignId, group] of groupBy(
+        batch.filter((o) => opened.has(o.attemptId)),
+        (o) => o.lead.campaignId,
+      )) {
+        const items = group.map((o) => ({
+          leadId: o.lead.id,
+          externalId: o.lead.externalId,
+          attemptId: o.attemptId,
+          attempt: o.lead.attempts + 1,
+        }));
         await self.events.append({ type: 'attempt.started', campaignId, items, now });
       }
       return batch.map((o): OpenResult => (opened.has(o.attemptId) ? 'opened' : present.has(o.lead.seq) ? 'claim lost' : 'gone'));
@@ -64,8 +73,12 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
       const moved = await self.moveLeads(batch.filter((c) => c.move !== null && closed.has(c.attemptId)));
       const lost = batch.filter((c) => c.move !== null && closed.has(c.attemptId) && !moved.has(c.move.seq)).map((c) => c.move!.seq);
       const present = new Set<number>();
-      if (lost.length > 0) for (const r of await self.ex.selectFrom('leads').select('seq').where('seq', 'in', lost).execute()) present.add(Number(r.seq));
-      for (const [campaignId, closings] of groupBy(batch.filter((c) => closed.has(c.attemptId)), (c) => c.campaignId)) {
+      if (lost.length > 0)
+        for (const r of await self.ex.selectFrom('leads').select('seq').where('seq', 'in', lost).execute()) present.add(Number(r.seq));
+      for (const [campaignId, closings] of groupBy(
+        batch.filter((c) => closed.has(c.attemptId)),
+        (c) => c.campaignId,
+      )) {
         const finished = closings.map((c) => ({
           leadId: c.leadId,
           externalId: c.externalId,

@@ -65,7 +65,8 @@ export class SqliteLeadStore extends SharedLeadStore {
 
   async findExisting(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<ExistingRow[]> {
     if (externalIds.length === 0 && phoneNumbers.length === 0) return [];
-    const { rows } = await sql<ExistingRow>`${matching(campaignId, externalIds, phoneNumbers, sql`l.id, l.external_id, l.phone_number`)}`.execute(this.ex);
+    const { rows } =
+      await sql<ExistingRow>`${matching(campaignId, externalIds, phoneNumbers, sql`l.id, l.external_id, l.phone_number`)}`.execute(this.ex);
     return rows;
   }
 
@@ -106,7 +107,9 @@ export class SqliteLeadStore extends SharedLeadStore {
 // limit=1, 50 connections: server CPU per request 110 → 77 µs).
 type PageArgs = { campaignId: string; afterSeq: number; limit: number };
 const pageAll = precompiled((a: PageArgs, ex) => pageQuery(a.campaignId, undefined, a.afterSeq, a.limit).compile(ex));
-const pageByStatus = precompiled((a: PageArgs & { status: LeadStatus }, ex) => pageQuery(a.campaignId, a.status, a.afterSeq, a.limit).compile(ex));
+const pageByStatus = precompiled((a: PageArgs & { status: LeadStatus }, ex) =>
+  pageQuery(a.campaignId, a.status, a.afterSeq, a.limit).compile(ex),
+);
 
 function pageQuery(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number) {
   const q = (column: string) => sql`json_quote(${sql.ref(column)})`;

@@ -7,7 +7,8 @@ import { CLAIMED_STATUS, type ClaimRow, iso, unheld, SharedQueueStore } from '..
 
 /** the due time, exactly as the index expression spells it (migration 0002) */
 const due = sql`coalesce(next_attempt_at, scheduled_for, '')`;
-const inList = (column: string, values: readonly number[]) => sql`${sql.ref(column)} in (select value from json_each(${JSON.stringify(values)}))`;
+const inList = (column: string, values: readonly number[]) =>
+  sql`${sql.ref(column)} in (select value from json_each(${JSON.stringify(values)}))`;
 const inZones = (zones: readonly number[] | null) => (zones === null ? sql`` : sql`and ${inList('local_zones', zones)}`);
 
 /** the highest priority below `below` among the campaign's claimable leads */
@@ -66,7 +67,10 @@ export class SqliteQueueStore extends SharedQueueStore {
     if (picked.length > 0) {
       await sql`update leads
         set status = ${CLAIMED_STATUS}, claimed_by = ${r.workerId}, claimed_at = ${r.now}, next_attempt_at = ${iso(r.now + r.leaseMs)}
-        where ${inList('seq', picked.map((x) => x.seq))}`.execute(this.ex);
+        where ${inList(
+          'seq',
+          picked.map((x) => x.seq),
+        )}`.execute(this.ex);
     }
     return picked;
   }
@@ -125,7 +129,9 @@ export class SqliteQueueStore extends SharedQueueStore {
       if (m === null) continue;
       const { numAffectedRows } = await sql`update leads
         set status = ${m.to}, attempts = ${m.prev + (counts ? 1 : 0)}, claimed_by = null, claimed_at = null, next_attempt_at = ${m.next}
-        where seq = ${m.seq} and claimed_by = ${m.worker} and claimed_at = ${m.claimedAt} and status = ${m.from} and attempts = ${m.prev}`.execute(this.ex);
+        where seq = ${m.seq} and claimed_by = ${m.worker} and claimed_at = ${m.claimedAt} and status = ${m.from} and attempts = ${m.prev}`.execute(
+        this.ex,
+      );
       if (numAffectedRows) moved.add(m.seq);
     }
     return moved;

@@ -47,7 +47,12 @@ export function campaignRoutes(dash: Dashboard) {
         await dash.updateCampaign(v.companyId, campaign.id, parseForm(f));
       } catch (err) {
         if (!(err instanceof SettingsError)) throw err;
-        const page = campaignFormPage(v, { campaign, values: f, error: labelled(err.message), secretSet: campaign.predial_secret !== null });
+        const page = campaignFormPage(v, {
+          campaign,
+          values: f,
+          error: labelled(err.message),
+          secretSet: campaign.predial_secret !== null,
+        });
         return send(reply, 400, page);
       }
       return reply.redirect(href(`/campaigns/${seg(campaign.id)}`, { done: 'saved' }), 303);

@@ -45,6 +45,5 @@ export function keyRoutes(dash: Dashboard) {
       await dash.revokeKey(v.companyId, params(request).keyId!);
       return reply.redirect(href('/settings/keys', { done: 'revoked' }), 303);
     });
-
   };
 }

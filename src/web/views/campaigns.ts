@@ -7,7 +7,6 @@ import { type Html, html, href, seg } from '../html.js';
 import { count, csrfField, notice, page, type Viewer } from './layout.js';
 import { LEAD_STATUSES } from '../../leads/lifecycle.js';
 
-
 export function campaignsPage(v: Viewer, campaigns: readonly CampaignSummary[], done?: string): string {
   const rows = campaigns.map(
     ({ campaign: c, counts }) => html`<tr>

@@ -6,7 +6,7 @@ import { badge, confirmPage, csrfField, notice, page, type Viewer, when } from '
 
 type Key = Awaited<ReturnType<Dashboard['keys']>>[number];
 
-export function settingsTabs(active: 'keys'): Html {
+function settingsTabs(active: 'keys'): Html {
   return html`<nav class="tabs" aria-label="Company settings">
   <a href="${href('/settings/keys')}"${active === 'keys' ? html` aria-current="page"` : ''}>API keys</a>
 </nav>`;
@@ -42,7 +42,13 @@ ${notice('error', o.error)}
 
 export function keysPage(
   v: Viewer,
-  o: { keys: readonly Key[]; campaigns: readonly CampaignTable[]; error?: string; values?: Record<string, string | undefined>; done?: string },
+  o: {
+    keys: readonly Key[];
+    campaigns: readonly CampaignTable[];
+    error?: string;
+    values?: Record<string, string | undefined>;
+    done?: string;
+  },
 ): string {
   const rows = o.keys.map(
     (k) => html`<tr>

@@ -51,7 +51,7 @@ ${
     <form method="post" action="${href('/logout')}">${csrfField(v.csrfToken)}<button type="submit">Sign out</button></form>
   </div>
 </header>`
-      : ''
+    : ''
 }
 <main id="main">
 ${body}

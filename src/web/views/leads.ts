@@ -5,7 +5,6 @@ import { type Html, html, href, seg } from '../html.js';
 import { badge, confirmPage, count, notice, page, type Viewer, when } from './layout.js';
 import { LEAD_STATUSES } from '../../leads/lifecycle.js';
 
-
 export interface LeadsView {
   campaign: CampaignTable;
   counts: Counts;

@@ -1,11 +1,10 @@
 /** The overview: is calling happening, at a glance. */
 import type { Activity } from '../activity.js';
-import { type CampaignSummary, type Counts } from '../dashboard.js';
+import type { CampaignSummary, Counts } from '../dashboard.js';
 import { html, href, seg } from '../html.js';
 import { activitySection } from './activity.js';
 import { count, page, type Viewer } from './layout.js';
 import { LEAD_STATUSES } from '../../leads/lifecycle.js';
-
 
 export function overviewPage(
   v: Viewer,

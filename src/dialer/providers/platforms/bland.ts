@@ -40,19 +40,19 @@ import type { InboundEvent, LookupResult, Outcome, Platform } from './types.js';
 const NAME = 'bland';
 
 /** queue_status values that end a call with an error before or during it ("complete_error" is after: the call itself was fine) */
-export const BLAND_QUEUE_ERRORS: Readonly<Record<string, Outcome>> = {
+const BLAND_QUEUE_ERRORS: Readonly<Record<string, Outcome>> = {
   pre_queue_error: 'failed',
   queue_error: 'failed',
   call_error: 'failed',
 };
 /** answered_by (set when answered_by_enabled is true); "unknown" and null fall through to status */
-export const BLAND_ANSWERED_BY: Readonly<Record<string, Outcome>> = {
+const BLAND_ANSWERED_BY: Readonly<Record<string, Outcome>> = {
   human: 'answered',
   voicemail: 'voicemail',
   'no-answer': 'no-answer',
 };
 /** status, the values Bland's documentation and cookbooks name */
-export const BLAND_STATUS: Readonly<Record<string, Outcome>> = {
+const BLAND_STATUS: Readonly<Record<string, Outcome>> = {
   completed: 'answered',
   'no-answer': 'no-answer',
   failed: 'failed',
@@ -170,13 +170,16 @@ export function outcomeOf(c: Record<string, unknown>) {
   const queue = String(c.queue_status ?? '');
   const answeredBy = String(c.answered_by ?? '');
   const status = String(c.status ?? '');
-  const reason = str(c.error_message) ?? ([status, answeredBy && `answered_by ${answeredBy}`].filter(Boolean).join(', ') || queue || 'unknown');
+  const reason =
+    str(c.error_message) ?? ([status, answeredBy && `answered_by ${answeredBy}`].filter(Boolean).join(', ') || queue || 'unknown');
   let outcome: Outcome =
-    mapped(BLAND_QUEUE_ERRORS, queue) ?? mapped(BLAND_ANSWERED_BY, answeredBy) ?? mapped(BLAND_STATUS, status) ?? (c.completed === true ? 'answered' : 'failed');
+    mapped(BLAND_QUEUE_ERRORS, queue) ??
+    mapped(BLAND_ANSWERED_BY, answeredBy) ??
+    mapped(BLAND_STATUS, status) ??
+    (c.completed === true ? 'answered' : 'failed');
   const dnc = isTrue(obj(c.variables)[BLAND_DNC_KEY]) || isTrue(obj(c.analysis)[BLAND_DNC_KEY]);
   if (dnc) outcome = 'do-not-call';
   const minutes = num(c.call_length);
   const seconds = num(c.corrected_duration) ?? (minutes === undefined ? undefined : minutes * 60);
   return ended(outcome, reason, seconds);
 }
-

@@ -4,8 +4,6 @@ import { retell } from './retell.js';
 import { twilio } from './twilio.js';
 import type { Platform } from './types.js';
 import { vapi } from './vapi.js';
-
-export { defaultHttpRequester, createHttpRequester } from '../../../net/http.js';
 export * from './types.js';
 
 export const PLATFORMS: Readonly<Record<Platform['name'], Platform>> = { vapi, retell, bland, twilio };

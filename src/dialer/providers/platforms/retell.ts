@@ -46,7 +46,7 @@ const NAME = 'retell';
  * again), user_declined is 'busy' (the phone rang and was rejected), and the reasons where Retell
  * never dialled (concurrency, no valid payment) are 'not-placed'.
  */
-export const RETELL_DISCONNECTION_REASONS: Readonly<Record<string, Outcome>> = {
+const RETELL_DISCONNECTION_REASONS: Readonly<Record<string, Outcome>> = {
   user_hangup: 'answered',
   agent_hangup: 'answered',
   call_transfer: 'answered',
@@ -138,7 +138,9 @@ export const retell: Platform = {
     const stamp = m[1]!;
     if (Math.abs(Date.now() - Number(stamp)) > SIGNATURE_WINDOW_MS) return false;
     // Only the API key with the webhook badge signs; --provider-webhook-secret names it when it is not --provider-secret.
-    const expected = createHmac('sha256', ctx.webhookSecret ?? ctx.secret).update(req.rawBody + stamp).digest('hex');
+    const expected = createHmac('sha256', ctx.webhookSecret ?? ctx.secret)
+      .update(req.rawBody + stamp)
+      .digest('hex');
     return safeEqual(m[2]!, expected);
   },
 

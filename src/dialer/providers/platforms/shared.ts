@@ -4,13 +4,17 @@ import { validation } from '../../../errors.js';
 import { type CallRequest, concludes, type HttpAnswer, type Outcome, type PlaceResult } from './types.js';
 
 /** E.164 as the ITU defines it: +, a country code not starting with 0, at most 15 digits */
-export const E164 = /^\+[1-9]\d{1,14}$/;
+const E164 = /^\+[1-9]\d{1,14}$/;
 const MAX_TEXT = 200;
 
 export type OptionCheck = (value: string) => string | null;
 
 /** Unknown, empty or invalid keys are errors at create time, each naming the key. */
-export function checkOptions(platform: string, options: Record<string, string>, allowed: Record<string, OptionCheck>): Record<string, string> {
+export function checkOptions(
+  platform: string,
+  options: Record<string, string>,
+  allowed: Record<string, OptionCheck>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(options)) {
     const check = allowed[key];
@@ -142,7 +146,9 @@ export function ended(outcome: Outcome, reason?: string, durationSeconds?: numbe
     outcome,
     success: concludes(outcome),
     ...(reason ? { reason: reason.slice(0, MAX_TEXT) } : {}),
-    ...(durationSeconds !== undefined && Number.isFinite(durationSeconds) && durationSeconds >= 0 ? { durationSeconds: Math.round(durationSeconds) } : {}),
+    ...(durationSeconds !== undefined && Number.isFinite(durationSeconds) && durationSeconds >= 0
+      ? { durationSeconds: Math.round(durationSeconds) }
+      : {}),
   };
 }
 

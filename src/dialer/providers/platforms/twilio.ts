@@ -40,7 +40,7 @@ import type { CallRef, LookupResult, Outcome, Platform, PlatformContext } from '
 const NAME = 'twilio';
 
 /** CallStatus / status values after which nothing more happens to the call */
-export const TWILIO_FINAL_STATUSES: Readonly<Record<string, Outcome>> = {
+const TWILIO_FINAL_STATUSES: Readonly<Record<string, Outcome>> = {
   completed: 'answered',
   busy: 'busy',
   'no-answer': 'no-answer',
@@ -48,7 +48,7 @@ export const TWILIO_FINAL_STATUSES: Readonly<Record<string, Outcome>> = {
   canceled: 'canceled',
 };
 /** AnsweredBy (answering machine detection) refines a completed call; human and unknown stay 'answered' */
-export const TWILIO_ANSWERED_BY: Readonly<Record<string, Outcome>> = {
+const TWILIO_ANSWERED_BY: Readonly<Record<string, Outcome>> = {
   machine_start: 'voicemail',
   machine_end_beep: 'voicemail',
   machine_end_silence: 'voicemail',
@@ -205,7 +205,10 @@ function urlVariants(url: string): string[] {
   if (u.port) return [u.toString(), without.toString()];
   // URL drops default ports, so the "with port" form is built as text.
   const port = u.protocol === 'https:' ? '443' : '80';
-  return [u.toString(), `${u.protocol}//${u.username}${u.password ? `:${u.password}` : ''}${u.username || u.password ? '@' : ''}${u.host}:${port}${u.pathname}${u.search}${u.hash}`];
+  return [
+    u.toString(),
+    `${u.protocol}//${u.username}${u.password ? `:${u.password}` : ''}${u.username || u.password ? '@' : ''}${u.host}:${port}${u.pathname}${u.search}${u.hash}`,
+  ];
 }
 
 function auth(ctx: PlatformContext): Record<string, string> {
@@ -221,11 +224,16 @@ function callUrl(ctx: PlatformContext, sid: string): string {
 }
 
 async function getCall(ref: CallRef, ctx: PlatformContext, signal: AbortSignal): Promise<Record<string, unknown> | null> {
-  const a = await ctx.request({ method: 'GET', url: callUrl(ctx, ref.providerCallId ?? ''), headers: { ...auth(ctx), accept: 'application/json' }, timeoutMs: ctx.timeoutMs, signal });
+  const a = await ctx.request({
+    method: 'GET',
+    url: callUrl(ctx, ref.providerCallId ?? ''),
+    headers: { ...auth(ctx), accept: 'application/json' },
+    timeoutMs: ctx.timeoutMs,
+    signal,
+  });
   if (a.ok && a.status === 404) return null;
   if (!a.ok || a.status < 200 || a.status >= 300) throw lookupError(NAME, a);
   const c = obj(parseJson(a.text));
   if (!str(c.sid)) throw new Error('twilio: the call resource came back without a sid');
   return c;
 }
-

@@ -14,7 +14,7 @@ import type { CallRef, CallRequest, LookupResult, PlaceResult } from '../types.j
 export type { CallRef, CallRequest, LookupResult, PlaceResult } from '../types.js';
 
 /** The one outcome set of the platform adapters. */
-export const OUTCOMES = ['answered', 'voicemail', 'no-answer', 'busy', 'failed', 'canceled', 'not-placed', 'do-not-call'] as const;
+const OUTCOMES = ['answered', 'voicemail', 'no-answer', 'busy', 'failed', 'canceled', 'not-placed', 'do-not-call'] as const;
 // plus 'unknown' when leadline closes an attempt it could not learn the end of.
 export type Outcome = (typeof OUTCOMES)[number];
 

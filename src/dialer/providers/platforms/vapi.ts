@@ -32,7 +32,7 @@ import {
   str,
   unreadable,
 } from './shared.js';
-import type { CallRef, InboundEvent, InboundRequest, LookupResult, Outcome, Platform, PlatformContext } from './types.js';
+import type { CallRef, InboundEvent, LookupResult, Outcome, Platform, PlatformContext } from './types.js';
 
 const NAME = 'vapi';
 
@@ -43,7 +43,7 @@ const NAME = 'vapi';
  * lead is tried again), and the start errors that free up with time (concurrency, the daily
  * outbound limit, credits, no worker) are 'not-placed' because Vapi never dialled.
  */
-export const VAPI_ENDED_REASONS: Readonly<Record<string, Outcome>> = {
+const VAPI_ENDED_REASONS: Readonly<Record<string, Outcome>> = {
   'assistant-ended-call': 'answered',
   'assistant-said-end-call-phrase': 'answered',
   'assistant-ended-call-with-hangup-task': 'answered',
@@ -184,7 +184,12 @@ export const vapi: Platform = {
     const vars = obj(obj(c.assistantOverrides).variableValues);
     const base = { providerCallId: str(c.id), attemptId: str(vars.attemptId) ?? attemptIdFromUrl(req.url) };
     if (type === 'end-of-call-report') {
-      const r = outcomeOf(message.endedReason ?? c.endedReason, message.analysis ?? c.analysis, message.startedAt ?? c.startedAt, message.endedAt ?? c.endedAt);
+      const r = outcomeOf(
+        message.endedReason ?? c.endedReason,
+        message.analysis ?? c.analysis,
+        message.startedAt ?? c.startedAt,
+        message.endedAt ?? c.endedAt,
+      );
       return [{ ...base, terminal: true, ...r, ...(r.outcome === 'do-not-call' ? { doNotCall: true } : {}) } satisfies InboundEvent];
     }
     const progress = type === 'status-update' ? (str(message.status) ?? type) : type;
