@@ -8,7 +8,7 @@
  * each is the fastest.
  *
  *   node bench/diag/floors.js [--stores=sqlite,postgres] [--parts=bulk,list,small]
- *     [--rounds=6] [--per-round=10] [--forms=a,b] [--seed]   (--seed: the 1.1M leads a full run
+ *     [--rounds=6] [--per-round=10] [--forms=a,b] [--pg-pools=4,10] [--seed]   (--seed: the 1.1M leads a full run
  *     seeds for rows 4 and 7 are there first, as they are when rows 1-3 run)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -153,7 +153,14 @@ async function listPart(kind, store) {
 /** row 5: the constant body of the old floor against one statement per request, 50 connections */
 async function smallPart(kind, store) {
   const campaign = await store.campaign('small');
-  const withDb = await startForm(store, 'floor-small-statement', {});
+  // PostgreSQL: one statement floor per pool size (--pg-pools=4,10)
+  const pools = kind === 'postgres' ? option('pg-pools', '4').split(',') : [''];
+  const statementFloors = [];
+  for (const size of pools) {
+    const env = size ? { FLOOR_PG_POOL: size } : {};
+    statementFloors.push([size ? `statement, pool ${size}` : 'one statement', await startForm(store, `floor-small-statement${size}`, env)]);
+  }
+  const withDb = statementFloors[0][1];
   await fetchText(withDb.url + BULK_PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bulkBody(campaign, 10) });
   const listOne = () => ({ path: `/api/v1/leads?campaignId=${campaign}&limit=1` });
   const createOne = () => ({ method: 'POST', path: '/api/v1/leads', body: singleBody(campaign) });
@@ -163,7 +170,7 @@ async function smallPart(kind, store) {
     FLOOR_SMALL: JSON.stringify({ GET: [Buffer.byteLength(get.text), 200], POST: [Buffer.byteLength(post.text), 201] }),
   });
   for (const [label, make, want] of [['list limit=1', listOne, 200], ['single create', createOne, 201]]) {
-    const sides = [['constant body', constant], ['one statement', withDb]];
+    const sides = [['constant body', constant], ...statementFloors];
     const totals = sides.map(() => ({ answered: 0, seconds: 0, cpu: 0 }));
     for (const [, srv] of sides) await throughput(srv.url, make, { connections: 50, seconds: 1 });
     for (let r = 0; r < Math.max(2, Math.round(rounds / 2)); r++) {
@@ -183,7 +190,7 @@ async function smallPart(kind, store) {
     }
   }
   await constant.stop();
-  await withDb.stop();
+  for (const [, srv] of statementFloors) await srv.stop();
 }
 
 try {

@@ -8,13 +8,13 @@ import { COLUMNS, leadJsonSql, rowsToJson } from './json.js';
 
 /**
  * The one place that names the SQLite driver. Everything below uses only
- * prepare(), a statement's all()/get()/run() with positional arguments, and
- * exec(), which better-sqlite3 and node:sqlite both have.
+ * prepare(), a statement's all()/get() with positional arguments (no named
+ * ones: node:sqlite and better-sqlite3 bind those differently), and exec(),
+ * which better-sqlite3 and node:sqlite both have.
  */
 function openDriver(path) {
   return new SQLite(path);
 }
-
 
 // Every value the planner could look at is bound inside an expression (`? ||
 // ''`, `? + 0`), as leadline's list statement does (BENCHMARKS.md item 14):
@@ -34,7 +34,7 @@ function tupleArgs(campaignId, now, rows, from, to) {
   return args;
 }
 
-export function openSqlite(path, { bulk = 'values', list = 'rowjson' } = {}) {
+export function openSqlite(path, { bulk = 'values-adaptive', list = 'rowjson' } = {}) {
   const db = openDriver(path);
   db.exec('pragma journal_mode = WAL');
   db.exec('pragma synchronous = NORMAL');
@@ -158,13 +158,12 @@ export function openSqlite(path, { bulk = 'values', list = 'rowjson' } = {}) {
     db: (campaignId, after, limit) => {
       const r = statement(
         'db',
-        () => `select page, n, last, (n = @limit + 0 and (select 1 from leads where campaign_id = @c || '' and seq > agg.last + 0 order by seq limit 1) is not null) as more from (
+        () => `select page, n, last, (n = ? + 0 and (select 1 from leads where campaign_id = ? || '' and seq > agg.last + 0 order by seq limit 1) is not null) as more from (
           select '[' || coalesce(group_concat(j, ',' order by seq), '') || ']' as page, count(*) as n, max(seq) as last from (
-            select seq, ${leadJsonSql((c) => `json_quote(${c})`)} as j from leads
-            where campaign_id = @c || '' and seq > @after + 0 order by seq limit @limit + 0
+            select seq, ${leadJsonSql((c) => `json_quote(${c})`)} as j from leads where ${PAGE_WHERE}
           ) page
         ) agg`,
-      ).get({ c: campaignId, after, limit });
+      ).get(limit, campaignId, campaignId, after, limit);
       return { page: r.page, n: r.n, last: r.last, more: r.more === 1 };
     },
     // plain rows, the JSON concatenated in JS

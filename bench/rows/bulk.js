@@ -5,6 +5,11 @@ import { latencyRow } from '../lib/stats.js';
 import { check, fetchText } from './checks.js';
 
 const PATH = '/api/v1/leads/bulk';
+/** the floor's bulk forms (bench/floor/sqlite.js, postgres.js), as the notes name them */
+const FORMS = {
+  'values-adaptive': 'multi-row VALUES',
+  'json-adaptive': 'one JSON parameter',
+};
 
 export async function bulkRows(ctx) {
   const { S, H, leadline, floor, campaigns, base, rows, floors, log, wants } = ctx;
@@ -20,6 +25,7 @@ export async function bulkRows(ctx) {
     return () => ({ method: 'POST', path: PATH, headers: H, body: sent.get(srv)[i++ % sent.get(srv).length] });
   };
   const sides = [[leadline, campaigns.leadline], [floor, campaigns.floor]];
+  const form = JSON.parse((await fetchText(`${floor.url}/health`)).text).forms.bulk;
 
   // Before timing: both sides create, then skip, the same leads, and name the same identifier.
   for (const [srv, campaign] of sides) {
@@ -48,7 +54,11 @@ export async function bulkRows(ctx) {
     );
     a.concat(b).forEach((s) => expectStatus(label, s.statuses, 200));
     if (n === 1) floors.bulk = b.flatMap((s) => s.ms);
-    rows.push(latencyRow(base(n, label), a.flatMap((s) => s.ms), b.flatMap((s) => s.ms), 1.3));
+    const row = latencyRow(base(n, label), a.flatMap((s) => s.ms), b.flatMap((s) => s.ms), 1.3);
+    row.note =
+      `floor: one INSERT … ON CONFLICT DO NOTHING RETURNING from ${FORMS[form] ?? form}` +
+      (n === 1 ? ', straight in' : ', each lead first probed in its identifiers\' unique indexes (the first lead was there)');
+    rows.push(row);
   }
   return sent.get(leadline).length * S.bulk;
 }
