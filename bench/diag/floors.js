@@ -32,8 +32,8 @@ const BULK = 1000;
 const LIST = 8000;
 
 const FORMS = {
-  sqlite: { bulk: ['values', 'values-notexists', 'values-adaptive', 'json', 'rows-tx'], list: ['rowjson', 'db', 'rows'] },
-  postgres: { bulk: ['json-adaptive', 'json-notexists', 'json', 'unnest-adaptive', 'unnest', 'values', 'copy'], list: ['rowjson', 'arrays', 'rows', 'db'] },
+  sqlite: { bulk: ['values', 'values-notexists', 'values-adaptive', 'values-lookup', 'json', 'rows-tx'], list: ['rowjson', 'db', 'rows'] },
+  postgres: { bulk: ['json-adaptive', 'json-lookup', 'json-notexists', 'json', 'unnest-adaptive', 'unnest', 'values', 'copy'], list: ['rowjson', 'arrays', 'rows', 'db'] },
 };
 const BULK_PATH = '/api/v1/leads/bulk';
 const tmp = mkdtempSync(join(tmpdir(), 'leadline-floors-'));

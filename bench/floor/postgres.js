@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { ARRAY_COLUMNS, COLUMNS, arraysToJson, leadJsonSql, rowsToJson } from './json.js';
+import { externalIdsOf, freshRows, phoneNumbersOf } from './retry.js';
 
 // The keyset written so only the campaign index can serve it (keyset() in
 // src/leads/repository.ts: the plain form may walk the primary key).
@@ -73,7 +74,7 @@ const DEDUPE = {
 /** a text-format COPY field: NULL is \N; backslash, tab, newline and carriage return escaped */
 const copyField = (v) => (v === null ? '\\N' : String(v).replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]));
 
-export function openPostgres(url, { bulk = 'json-adaptive', list = 'rowjson', poolSize = 10 } = {}) {
+export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', poolSize = 10 } = {}) {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // pool.query passes pg a callback (BENCHMARKS.md item 8: pg's promise form
   // costs a large result several times the garbage collection)
@@ -92,6 +93,35 @@ export function openPostgres(url, { bulk = 'json-adaptive', list = 'rowjson', po
     }
   }
   Object.assign(insertForms, {
+    // a retry answered by reads: one probe of the first lead; when it is
+    // there, the batch's externalIds are looked up (then the phone numbers of
+    // the leads whose externalId is free), duplicates decided in request
+    // order in JS, and only what is left goes to the 'json' insert
+    'json-lookup': async (campaignId, now, rows) => {
+      const first = rows[0];
+      const [hit] = await run({ name: 'floor-first', text: `select ${taken('external_id', '$2::text')} or ${taken('phone_number', '$3::text')} as hit` }, [
+        campaignId,
+        first.externalId,
+        first.phoneNumber,
+      ]);
+      if (!hit.hit) return insertForms.json(campaignId, now, rows);
+      const lookup = (column, values) =>
+        values.length === 0
+          ? []
+          : run(
+              {
+                name: `floor-lookup-${column}`,
+                text: `select l.v from unnest($2::text[]) as j(v)
+                  cross join lateral (select j.v from leads where campaign_id = (select $1::text) and ${column} = j.v limit 1) l`,
+                rowMode: 'array',
+              },
+              [campaignId, values],
+            );
+      const externalIds = new Set((await lookup('external_id', externalIdsOf(rows))).map((r) => r[0]));
+      const phoneNumbers = new Set((await lookup('phone_number', phoneNumbersOf(rows, externalIds))).map((r) => r[0]));
+      const fresh = freshRows(rows, externalIds, phoneNumbers);
+      return fresh.length === 0 ? [] : insertForms.json(campaignId, now, fresh);
+    },
     // multi-row VALUES with bound parameters, prepared once per batch size (6
     // per lead + 2: 1000 leads are 6002 of PostgreSQL's 65535)
     values: async (campaignId, now, rows) => {

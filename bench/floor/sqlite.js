@@ -5,6 +5,7 @@
  */
 import SQLite from 'better-sqlite3';
 import { COLUMNS, leadJsonSql, rowsToJson } from './json.js';
+import { externalIdsOf, freshRows, phoneNumbersOf } from './retry.js';
 
 /**
  * The one place that names the SQLite driver. Everything below uses only
@@ -34,11 +35,14 @@ function tupleArgs(campaignId, now, rows, from, to) {
   return args;
 }
 
-export function openSqlite(path, { bulk = 'values-adaptive', list = 'rowjson' } = {}) {
+export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = {}) {
   const db = openDriver(path);
   db.exec('pragma journal_mode = WAL');
   db.exec('pragma synchronous = NORMAL');
   db.exec('pragma busy_timeout = 5000');
+  // The schema's foreign keys are checked, as leadline has SQLite do and as
+  // PostgreSQL always does: a new lead's campaign must exist.
+  db.exec('pragma foreign_keys = ON');
 
   // Statements whose text depends on the batch size are prepared once per size.
   const prepared = new Map();
@@ -104,6 +108,33 @@ export function openSqlite(path, { bulk = 'values-adaptive', list = 'rowjson' } 
         () => `select 1 from leads where campaign_id = ? || '' and (external_id = ? || '' or phone_number = ? || '')`,
       ).get(campaignId, first.externalId, first.phoneNumber);
       return insertForms[taken ? 'values-notexists' : 'values'](campaignId, now, rows);
+    },
+    // a retry answered by reads: one probe of the first lead; when it is
+    // there, the batch's externalIds are looked up (then the phone numbers of
+    // the leads whose externalId is free), duplicates decided in request
+    // order in JS, and only what is left goes to the 'values' insert
+    'values-lookup': (campaignId, now, rows) => {
+      const first = rows[0];
+      const taken = statement('first', () => `select 1 from leads where campaign_id = ? || '' and (external_id = ? || '' or phone_number = ? || '')`).get(
+        campaignId,
+        first.externalId,
+        first.phoneNumber,
+      );
+      if (!taken) return insertForms.values(campaignId, now, rows);
+      const lookup = (column, values) => {
+        const found = new Set();
+        for (let at = 0; at < values.length; at += maxVars - 1) {
+          const part = values.slice(at, at + maxVars - 1);
+          // `? || ''`: bare values in the IN list would inform the plan (STAT4)
+          // and re-prepare the statement on every run, as for PAGE_WHERE
+          const text = () => `select ${column} as v from leads where campaign_id = ? || '' and ${column} in (${Array(part.length).fill("? || ''").join(',')})`;
+          for (const r of statement(`${column}${part.length}`, text).all(campaignId, ...part)) found.add(r.v);
+        }
+        return found;
+      };
+      const externalIds = lookup('external_id', externalIdsOf(rows));
+      const fresh = freshRows(rows, externalIds, lookup('phone_number', phoneNumbersOf(rows, externalIds)));
+      return fresh.length === 0 ? [] : insertForms.values(campaignId, now, fresh);
     },
     // leadline's statement: the batch as one JSON parameter
     json: (campaignId, now, rows) =>

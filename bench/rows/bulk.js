@@ -7,8 +7,8 @@ import { check, fetchText } from './checks.js';
 const PATH = '/api/v1/leads/bulk';
 /** the floor's bulk forms (bench/floor/sqlite.js, postgres.js), as the notes name them */
 const FORMS = {
-  'values-adaptive': 'multi-row VALUES',
-  'json-adaptive': 'one JSON parameter',
+  'values-lookup': 'multi-row VALUES',
+  'json-lookup': 'one JSON parameter',
 };
 
 export async function bulkRows(ctx) {
@@ -56,8 +56,9 @@ export async function bulkRows(ctx) {
     if (n === 1) floors.bulk = b.flatMap((s) => s.ms);
     const row = latencyRow(base(n, label), a.flatMap((s) => s.ms), b.flatMap((s) => s.ms), 1.3);
     row.note =
-      `floor: one INSERT … ON CONFLICT DO NOTHING RETURNING from ${FORMS[form] ?? form}` +
-      (n === 1 ? ', straight in' : ', each lead first probed in its identifiers\' unique indexes (the first lead was there)');
+      n === 1
+        ? `floor: one INSERT … ON CONFLICT DO NOTHING RETURNING from ${FORMS[form] ?? form}`
+        : `floor: the batch's identifiers looked up in their unique indexes (its first lead was there), nothing left to insert`;
     rows.push(row);
   }
   return sent.get(leadline).length * S.bulk;
