@@ -74,7 +74,7 @@ const DEDUPE = {
 /** a text-format COPY field: NULL is \N; backslash, tab, newline and carriage return escaped */
 const copyField = (v) => (v === null ? '\\N' : String(v).replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]));
 
-export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', poolSize = 10 } = {}) {
+export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', poolSize = 20 } = {}) {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // pool.query passes pg a callback (BENCHMARKS.md item 8: pg's promise form
   // costs a large result several times the garbage collection)
