@@ -55,11 +55,11 @@ const SELECT_NEW = `select x.id, $1, x.phone_number, x.external_id, x.metadata, 
 const taken = (column, value) =>
   `(select 1 from leads l where l.campaign_id = (select $1::text) and l.${column} = ${value} limit 1) is not null`;
 /**
- * How duplicates are found. plain: the insert tries every lead and ON
- * CONFLICT DO NOTHING skips what a unique index refuses. notexists: each lead
- * is first probed in the two identifier indexes (a duplicate then costs no
- * insert attempt: no sequence value, no speculative insertion); ON CONFLICT
- * still skips a repeat within the batch, which the probes cannot see.
+ * How duplicates are found inside the insert. plain: it tries every lead and
+ * ON CONFLICT DO NOTHING skips what a unique index refuses. notexists: each
+ * lead is first probed in the two identifier indexes (a duplicate then costs
+ * a probe, not an insert attempt, which draws a `seq` value first); ON
+ * CONFLICT still skips a repeat within the batch, which the probes cannot see.
  * adaptive: the probes only when the batch's first lead is there already (a
  * retry), decided once per statement (an InitPlan).
  */
