@@ -3,18 +3,20 @@
  * FLOOR_LIST; BENCHMARKS.md "The floors" has their measurements). The default
  * of each is the fastest found.
  */
-import SQLite from 'better-sqlite3';
+// leadline's own choice of SQLite driver for this Node, and its pragmas (WAL,
+// synchronous = NORMAL, busy_timeout, foreign_keys: the schema's foreign keys
+// are checked, as PostgreSQL always does)
+import { openSqliteFile } from '../../dist/db/sqlite-driver.js';
 import { COLUMNS, leadJsonSql, rowsToJson } from './json.js';
 import { externalIdsOf, freshRows, phoneNumbersOf } from './retry.js';
 
 /**
- * The one place that names the SQLite driver. Everything below uses only
- * prepare(), a statement's all()/get() with positional arguments (no named
- * ones: node:sqlite and better-sqlite3 bind those differently), and exec(),
- * which better-sqlite3 and node:sqlite both have.
+ * The one place that opens SQLite. Everything below uses only prepare(), a
+ * statement's all()/get() with positional arguments (no named ones:
+ * node:sqlite and better-sqlite3 bind those differently), and exec().
  */
 function openDriver(path) {
-  return new SQLite(path);
+  return openSqliteFile(path);
 }
 
 // Every value the planner could look at is bound inside an expression (`? ||
@@ -37,12 +39,6 @@ function tupleArgs(campaignId, now, rows, from, to) {
 
 export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = {}) {
   const db = openDriver(path);
-  db.exec('pragma journal_mode = WAL');
-  db.exec('pragma synchronous = NORMAL');
-  db.exec('pragma busy_timeout = 5000');
-  // The schema's foreign keys are checked, as leadline has SQLite do and as
-  // PostgreSQL always does: a new lead's campaign must exist.
-  db.exec('pragma foreign_keys = ON');
 
   // Statements whose text depends on the batch size are prepared once per size.
   const prepared = new Map();

@@ -93,6 +93,8 @@ export async function pagesRow(ctx, lastCursor) {
   const { SqliteLeadStore } = await import('../../dist/store/sqlite/leads.js');
   const { PostgresLeadStore } = await import('../../dist/store/postgres/leads.js');
   const Leads = kind === 'postgres' ? PostgresLeadStore : SqliteLeadStore;
-  const statements = await capture(store, (k) => new Leads(k).listPage(campaigns.million, undefined, decodeCursor(lastCursor), S.page));
+  // a lead store over the capturing Kysely (its database and its executor):
+  // listPage runs on the executor alone
+  const statements = await capture(store, (k) => new Leads({ kysely: k }, k).listPage(campaigns.million, undefined, decodeCursor(lastCursor), S.page));
   for (const st of statements) plans.push({ title: `${base(4).store}: the last page's statement`, plan: await explain(store, st) });
 }
