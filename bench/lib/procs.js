@@ -109,7 +109,7 @@ export function startLeadline(env, logFile, { nodeArgs = [] } = {}) {
   return start('leadline', [LEADLINE_BIN, 'serve'], fullEnv, '/api/health', logFile, nodeArgs);
 }
 
-/** @param {Record<string,string>} [env] FLOOR_LIST, FLOOR_SMALL (see bench/floor/server.js) */
+/** @param {Record<string,string>} [env] FLOOR_BULK, FLOOR_LIST, FLOOR_PG_POOL, FLOOR_SMALL (see bench/floor/server.js) */
 export function startFloor(dbUrl, logFile, env = {}) {
   return start('floor', [FLOOR], { FLOOR_DB: dbUrl, ...env }, '/health', logFile);
 }

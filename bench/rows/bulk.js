@@ -5,6 +5,11 @@ import { latencyRow } from '../lib/stats.js';
 import { check, fetchText } from './checks.js';
 
 const PATH = '/api/v1/leads/bulk';
+/** the floor's bulk forms (bench/floor/sqlite.js, postgres.js), as the notes name them */
+const FORMS = {
+  'values-lookup': 'multi-row VALUES',
+  'json-lookup': 'one JSON parameter',
+};
 
 export async function bulkRows(ctx) {
   const { S, H, leadline, floor, campaigns, base, rows, floors, log, wants } = ctx;
@@ -26,6 +31,7 @@ export async function bulkRows(ctx) {
     [leadline, campaigns.leadline],
     [floor, campaigns.floor],
   ];
+  const form = JSON.parse((await fetchText(`${floor.url}/health`)).text).forms.bulk;
 
   // Before timing: both sides create, then skip, the same leads, and name the same identifier.
   for (const [srv, campaign] of sides) {
@@ -56,16 +62,21 @@ export async function bulkRows(ctx) {
       () => sequential(leadline.url, makeL, S.perRound),
       () => sequential(floor.url, makeF, S.perRound),
     );
-    for (const s of a.concat(b)) expectStatus(label, s.statuses, 200);
+    a.concat(b).forEach((s) => {
+      expectStatus(label, s.statuses, 200);
+    });
     if (n === 1) floors.bulk = b.flatMap((s) => s.ms);
-    rows.push(
-      latencyRow(
-        base(n, label),
-        a.flatMap((s) => s.ms),
-        b.flatMap((s) => s.ms),
-        1.3,
-      ),
+    const row = latencyRow(
+      base(n, label),
+      a.flatMap((s) => s.ms),
+      b.flatMap((s) => s.ms),
+      1.3,
     );
+    row.note =
+      n === 1
+        ? `floor: one INSERT … ON CONFLICT DO NOTHING RETURNING from ${FORMS[form] ?? form}`
+        : `floor: the batch's identifiers looked up in their unique indexes (its first lead was there), nothing left to insert`;
+    rows.push(row);
   }
   return sent.get(leadline).length * S.bulk;
 }

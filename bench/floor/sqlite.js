@@ -1,0 +1,218 @@
+/**
+ * The floor's SQLite statements, each form the floor can run (FLOOR_BULK,
+ * FLOOR_LIST; BENCHMARKS.md "The floors" has their measurements). The default
+ * of each is the fastest found.
+ */
+// leadline's own choice of SQLite driver for this Node, and its pragmas (WAL,
+// synchronous = NORMAL, busy_timeout, foreign_keys: the schema's foreign keys
+// are checked, as PostgreSQL always does)
+import { openSqliteFile } from '../../dist/db/sqlite-driver.js';
+import { COLUMNS, leadJsonSql, rowsToJson } from './json.js';
+import { externalIdsOf, freshRows, phoneNumbersOf } from './retry.js';
+
+/**
+ * The one place that opens SQLite. Everything below uses only prepare(), a
+ * statement's all()/get() with positional arguments (no named ones:
+ * node:sqlite and better-sqlite3 bind those differently), and exec().
+ */
+function openDriver(path) {
+  return openSqliteFile(path);
+}
+
+// Every value the planner could look at is bound inside an expression (`? ||
+// ''`, `? + 0`), as leadline's list statement does (BENCHMARKS.md item 14):
+// SQLite is built with STAT4, so on an analyzed database a bare parameter
+// compared with an indexed column re-prepares the statement on every run.
+const PAGE_WHERE = `campaign_id = ? || '' and seq > ? + 0 order by seq limit ? + 0`;
+const TUPLE = `(?,?,?,?,?,?,?,'raw',0,?)`;
+const PER_ROW = 8;
+
+/** the bulk's rows as the positional arguments of TUPLE, row after row */
+function tupleArgs(campaignId, now, rows, from, to) {
+  const args = [];
+  for (let i = from; i < to; i++) {
+    const r = rows[i];
+    args.push(r.id, campaignId, r.phoneNumber, r.externalId, r.metadata, r.scheduledFor, r.priority, now);
+  }
+  return args;
+}
+
+export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = {}) {
+  const db = openDriver(path);
+
+  // Statements whose text depends on the batch size are prepared once per size.
+  const prepared = new Map();
+  const statement = (key, text) => {
+    let s = prepared.get(key);
+    if (s === undefined) prepared.set(key, (s = db.prepare(text())));
+    return s;
+  };
+
+  // SQLITE_MAX_VARIABLE_NUMBER: 32766 since SQLite 3.32 unless the build says
+  // otherwise (999 before). A batch above it is split, in one transaction.
+  const built = db.prepare(`select compile_options as o from pragma_compile_options where o like 'MAX_VARIABLE_NUMBER=%'`).get();
+  const version = db.prepare('select sqlite_version() as v').get().v.split('.').map(Number);
+  const maxVars = built ? Number(built.o.split('=')[1]) : version[0] > 3 || version[1] >= 32 ? 32766 : 999;
+  const rowsPerStatement = Math.floor(maxVars / PER_ROW);
+  const chunked = (insertChunk) => (campaignId, now, rows) => {
+    if (rows.length <= rowsPerStatement) return insertChunk(campaignId, now, rows, 0, rows.length);
+    db.exec('begin immediate');
+    try {
+      const ids = [];
+      for (let at = 0; at < rows.length; at += rowsPerStatement) {
+        ids.push(...insertChunk(campaignId, now, rows, at, Math.min(rows.length, at + rowsPerStatement)));
+      }
+      db.exec('commit');
+      return ids;
+    } catch (err) {
+      db.exec('rollback');
+      throw err;
+    }
+  };
+
+  const insertForms = {
+    // multi-row VALUES with bound parameters, in request order: the unique
+    // indexes skip a lead of the campaign or an earlier row of the batch
+    values: chunked((campaignId, now, rows, from, to) =>
+      statement(
+        `v${to - from}`,
+        () =>
+          `insert into leads (${COLUMNS}) values ${Array(to - from)
+            .fill(TUPLE)
+            .join(',')} on conflict do nothing returning id`,
+      )
+        .all(...tupleArgs(campaignId, now, rows, from, to))
+        .map((r) => r.id),
+    ),
+    // the same VALUES, filtered first by one probe of each identifier's unique
+    // index (a duplicate then costs no insert attempt); ON CONFLICT still
+    // skips repeats within the batch, which the probes cannot see
+    'values-notexists': chunked((campaignId, now, rows, from, to) =>
+      statement(
+        `n${to - from}`,
+        () => `insert into leads (${COLUMNS})
+          select v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8, 'raw', 0, v.column9
+          from (values ${Array.from({ length: to - from }, (_, i) => `(${i},?,?,?,?,?,?,?,?)`).join(',')}) v
+          where not exists (select 1 from leads l where l.campaign_id = v.column3 and l.external_id = v.column5)
+            and not exists (select 1 from leads l where l.campaign_id = v.column3 and l.phone_number = v.column4)
+          order by v.column1
+          on conflict do nothing returning id`,
+      )
+        .all(...tupleArgs(campaignId, now, rows, from, to))
+        .map((r) => r.id),
+    ),
+    // 'values' for a batch whose first lead is new, 'values-notexists' for one
+    // whose first lead is there already (a retry): one probe picks
+    'values-adaptive': (campaignId, now, rows) => {
+      const first = rows[0];
+      const taken = statement(
+        'first',
+        () => `select 1 from leads where campaign_id = ? || '' and (external_id = ? || '' or phone_number = ? || '')`,
+      ).get(campaignId, first.externalId, first.phoneNumber);
+      return insertForms[taken ? 'values-notexists' : 'values'](campaignId, now, rows);
+    },
+    // a retry answered by reads: one probe of the first lead; when it is
+    // there, the batch's externalIds are looked up (then the phone numbers of
+    // the leads whose externalId is free), duplicates decided in request
+    // order in JS, and only what is left goes to the 'values' insert
+    'values-lookup': (campaignId, now, rows) => {
+      const first = rows[0];
+      const taken = statement(
+        'first',
+        () => `select 1 from leads where campaign_id = ? || '' and (external_id = ? || '' or phone_number = ? || '')`,
+      ).get(campaignId, first.externalId, first.phoneNumber);
+      if (!taken) return insertForms.values(campaignId, now, rows);
+      const lookup = (column, values) => {
+        const found = new Set();
+        for (let at = 0; at < values.length; at += maxVars - 1) {
+          const part = values.slice(at, at + maxVars - 1);
+          // `? || ''`: bare values in the IN list would inform the plan (STAT4)
+          // and re-prepare the statement on every run, as for PAGE_WHERE
+          const text = () =>
+            `select ${column} as v from leads where campaign_id = ? || '' and ${column} in (${Array(part.length).fill("? || ''").join(',')})`;
+          for (const r of statement(`${column}${part.length}`, text).all(campaignId, ...part)) found.add(r.v);
+        }
+        return found;
+      };
+      const externalIds = lookup('external_id', externalIdsOf(rows));
+      const fresh = freshRows(rows, externalIds, lookup('phone_number', phoneNumbersOf(rows, externalIds)));
+      return fresh.length === 0 ? [] : insertForms.values(campaignId, now, fresh);
+    },
+    // leadline's statement: the batch as one JSON parameter
+    json: (campaignId, now, rows) =>
+      statement(
+        'json',
+        () => `insert into leads (${COLUMNS})
+          select value->>'id', ?, value->>'phoneNumber', value->>'externalId', value->>'metadata',
+                 value->>'scheduledFor', value->>'priority', 'raw', 0, ?
+          from json_each(?) where true order by key
+          on conflict do nothing returning id`,
+      )
+        .all(campaignId, now, JSON.stringify(rows))
+        .map((r) => r.id),
+    // one single-row statement per lead, all in one transaction
+    'rows-tx': (campaignId, now, rows) => {
+      const one = statement('v1', () => `insert into leads (${COLUMNS}) values ${TUPLE} on conflict do nothing returning id`);
+      db.exec('begin immediate');
+      try {
+        const ids = [];
+        for (let i = 0; i < rows.length; i++) {
+          const r = one.get(...tupleArgs(campaignId, now, rows, i, i + 1));
+          if (r !== undefined) ids.push(r.id);
+        }
+        db.exec('commit');
+        return ids;
+      } catch (err) {
+        db.exec('rollback');
+        throw err;
+      }
+    },
+  };
+
+  const listForms = {
+    // each lead's JSON built by SQLite (the campaign quoted once, the first
+    // parameter), the page joined in JS; limit + 1 rows, the extra one
+    // answering hasMore
+    rowjson: (campaignId, after, limit) => {
+      const rows = statement(
+        'rowjson',
+        () => `select seq, ${leadJsonSql((c) => `json_quote(${c})`, '?')} as j from leads where ${PAGE_WHERE}`,
+      ).all(JSON.stringify(campaignId), campaignId, after, limit + 1);
+      const more = rows.length > limit;
+      const n = more ? limit : rows.length;
+      let page = '[';
+      for (let i = 0; i < n; i++) page += (i === 0 ? '' : ',') + rows[i].j;
+      return { page: page + ']', n, last: n ? rows[n - 1].seq : null, more };
+    },
+    // the whole page built by SQLite, hasMore answered in the same statement
+    // (leadline's statement)
+    db: (campaignId, after, limit) => {
+      const r = statement(
+        'db',
+        () => `select page, n, last, (n = ? + 0 and (select 1 from leads where campaign_id = ? || '' and seq > agg.last + 0 order by seq limit 1) is not null) as more from (
+          select '[' || coalesce(group_concat(j, ',' order by seq), '') || ']' as page, count(*) as n, max(seq) as last from (
+            select seq, ${leadJsonSql((c) => `json_quote(${c})`)} as j from leads where ${PAGE_WHERE}
+          ) page
+        ) agg`,
+      ).get(limit, campaignId, campaignId, after, limit);
+      return { page: r.page, n: r.n, last: r.last, more: r.more === 1 };
+    },
+    // plain rows, the JSON concatenated in JS
+    rows: (campaignId, after, limit) => {
+      const rows = statement('rows', () => `select seq, ${COLUMNS} from leads where ${PAGE_WHERE}`).all(campaignId, after, limit + 1);
+      const more = rows.length > limit;
+      if (more) rows.length = limit;
+      return { page: rowsToJson(rows), n: rows.length, last: rows.length ? rows[rows.length - 1].seq : null, more };
+    },
+  };
+  const insert = insertForms[bulk];
+  const page = listForms[list];
+  if (!insert || !page) throw new Error(`unknown SQLite floor form: FLOOR_BULK=${bulk} FLOOR_LIST=${list}`);
+  return {
+    forms: { bulk, list },
+    insert: async (campaignId, now, rows) => insert(campaignId, now, rows),
+    insertOne: async (campaignId, now, row) => insertForms.values(campaignId, now, [row])[0] ?? null,
+    page: async (campaignId, after, limit) => page(campaignId, after, limit),
+    close: async () => db.close(),
+  };
+}
