@@ -80,7 +80,8 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   return value;
 }
 
-function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
+/** @public bench/ imports it from dist/, where knip cannot follow */
+export function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
   if (url === undefined || url.trim() === '') return { kind: 'sqlite', path: './data/leadline.db' };
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url };
   if (url.startsWith('sqlite:')) {

@@ -74,8 +74,11 @@ interface SqliteOptions {
   readonly readonly?: boolean;
 }
 
-/** the database file opened with the driver, with leadline's pragmas */
-function openSqliteFile(path: string, opts: SqliteOptions = {}): BetterSqlite3.Database {
+/**
+ * The database file opened with the driver, with leadline's pragmas.
+ * @public bench/ imports it from dist/, where knip cannot follow
+ */
+export function openSqliteFile(path: string, opts: SqliteOptions = {}): BetterSqlite3.Database {
   const Database = load(sqliteDriver);
   const database = new Database(path, { readonly: opts.readonly ?? false });
   if (!opts.readonly) {
