@@ -33,7 +33,8 @@ async function benchDialer({ api, url, campaignId, workers, concurrency, warmSec
       provider: 'simulate',
       hours: 'mon-sun 00:00-24:00',
       local_window: '00:00-24:00',
-      concurrency,
+      // a campaign's concurrency holds across all its dialers: 50 per worker is this much in all
+      concurrency: concurrency * workers,
     });
     const row = await db.kysely.selectFrom('campaigns').selectAll().where('id', '=', campaignId).executeTakeFirstOrThrow();
     const plan = (
@@ -42,6 +43,7 @@ async function benchDialer({ api, url, campaignId, workers, concurrency, warmSec
         maxAttempts: row.max_attempts,
         workerId: 'bench-explain',
         limit: concurrency,
+        concurrency: concurrency * workers,
         now: Date.now(),
         leaseMs: 60_000,
       })
@@ -107,8 +109,8 @@ export async function dialerRow(ctx, concurrency) {
     target: TARGET,
     met: r.rate >= 2000 && indexOnly,
     note:
-      `${r.attempts.toLocaleString('en-US')} attempts in ${S.dialerSeconds} s; simulate provider, 0 s calls, concurrency ` +
-      `${concurrency} per worker; worker CPU ${r.cpuUsPerLead.toFixed(0)} µs per lead, peak RSS ${r.rss.toFixed(0)} MB per worker; ` +
+      `${r.attempts.toLocaleString('en-US')} attempts in ${S.dialerSeconds} s; simulate provider, 0 s calls, campaign ` +
+      `concurrency ${concurrency * 4} (${concurrency} per worker); worker CPU ${r.cpuUsPerLead.toFixed(0)} µs per lead, peak RSS ${r.rss.toFixed(0)} MB per worker; ` +
       `claim plan ${indexOnly ? 'uses an index, no sequential scan' : 'HAS A SEQUENTIAL SCAN OR NO INDEX'} (below)`,
   });
   plans.push({ title: 'PostgreSQL: the dialer claim statement (EXPLAIN)', plan: r.plan });

@@ -44,7 +44,7 @@ export class Wakeups {
         try {
           for (;;) {
             // every type is read, so that the position moves past the attempts' events too
-            const rows = await this.store.events.after(this.lastId, null, BATCH);
+            const rows = await this.store.events.marks(this.lastId, BATCH);
             if (rows.length === 0) break;
             this.lastId = rows.at(-1)!.id;
             const woken = rows.filter((r) => WAKING.includes(r.type) && r.campaign_id !== null);

@@ -32,11 +32,19 @@ export interface EventRow {
   items: string;
 }
 
+export type EventMark = Pick<EventRow, 'id' | 'type' | 'campaign_id'>;
+
 export interface EventStore {
   /** appends one row holding the items (nothing when there are none) */
   append(e: NewEvents): Promise<void>;
   /** the rows after `afterId` (of the given types, or of all), oldest first */
   after(afterId: number, types: readonly EventType[] | null, limit: number): Promise<EventRow[]>;
+  /**
+   * The rows after `afterId` without their items, oldest first: what a dialer
+   * needs to know which campaigns changed. Every dialer reads every row, so
+   * leaving the items (up to a batch of JSON each) in the database matters.
+   */
+  marks(afterId: number, limit: number): Promise<EventMark[]>;
   /** the id of the newest row (0 when none) */
   lastId(): Promise<number>;
 }
@@ -59,6 +67,17 @@ export class KyselyEventStore implements EventStore {
     if (types) q = q.where('type', 'in', types);
     const rows = await q.orderBy('id').limit(limit).execute();
     return rows.map((r) => ({ ...r, id: Number(r.id), created_at: Number(r.created_at), type: r.type as EventType }));
+  }
+
+  async marks(afterId: number, limit: number): Promise<EventMark[]> {
+    const rows = await this.ex
+      .selectFrom('events')
+      .select(['id', 'type', 'campaign_id'])
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: Number(r.id), type: r.type as EventType, campaign_id: r.campaign_id }));
   }
 
   async lastId(): Promise<number> {
