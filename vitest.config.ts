@@ -9,5 +9,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Each file gets its own fresh database; files run in parallel processes.
     pool: 'forks',
+    // Vitest's default is one worker per core less one: a single worker on a
+    // 2-core machine. Most files wait on databases, HTTP and child processes
+    // rather than compute, so three run side by side on 2 cores.
+    maxWorkers: 3,
   },
 });

@@ -56,6 +56,8 @@ export interface Config {
   readonly logLevel: string;
   /** how long an authenticated key is trusted without asking the database again */
   readonly keyCacheMs: number;
+  /** active API keys a company may hold: each has its own rate budget */
+  readonly maxKeysPerCompany: number;
   readonly pgPoolSize: number;
   readonly pgStatementTimeoutMs: number;
   /** Fastify trustProxy: off unless configured, because per-IP limits trust X-Forwarded-For only behind a known proxy */
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     keyCacheMs: int(env, 'KEY_CACHE_MS', 500),
+    maxKeysPerCompany: int(env, 'MAX_KEYS_PER_COMPANY', 50, 1),
     pgPoolSize: int(env, 'PG_POOL_SIZE', 10, 1),
     pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5000),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),

@@ -86,10 +86,14 @@ export interface KeySummary {
   status: 'active' | 'revoked';
 }
 
+/** MAX_KEYS_PER_COMPANY's default: each key has its own rate budget, so keys are capped (SECURITY.md) */
+export const DEFAULT_MAX_KEYS_PER_COMPANY = 50;
+
 export async function createKey(
   store: Store,
   input: { companyId: string; name: string; scope: Scope; campaignId?: string | null },
   now = Date.now(),
+  maxKeys = DEFAULT_MAX_KEYS_PER_COMPANY,
 ): Promise<{ keyId: string; key: string }> {
   if (!(await store.companies.exists(input.companyId))) throw new AppError('not_found', `company ${input.companyId} not found`);
   if (input.campaignId) {
@@ -100,17 +104,30 @@ export async function createKey(
   }
   const key = generateKeyValue();
   const keyId = newId('key_');
-  await store.keys.insert({
-    id: keyId,
-    company_id: input.companyId,
-    campaign_id: input.campaignId ?? null,
-    name: input.name,
-    scope: input.scope,
-    key_hash: hashKey(key),
-    created_at: now,
-    revoked_at: null,
-    last_used_at: null,
-  });
+  // Counted and inserted under one lock, so two creates at once cannot both take the last place.
+  await store.transaction(
+    async (tx) => {
+      const active = await tx.keys.activeCount(input.companyId);
+      if (active >= maxKeys) {
+        throw new AppError(
+          'conflict',
+          `company ${input.companyId} already has ${active} active API keys, the most MAX_KEYS_PER_COMPANY allows (${maxKeys}); revoke one first`,
+        );
+      }
+      await tx.keys.insert({
+        id: keyId,
+        company_id: input.companyId,
+        campaign_id: input.campaignId ?? null,
+        name: input.name,
+        scope: input.scope,
+        key_hash: hashKey(key),
+        created_at: now,
+        revoked_at: null,
+        last_used_at: null,
+      });
+    },
+    { lock: `keys:${input.companyId}` },
+  );
   return { keyId, key };
 }
 

@@ -13,8 +13,13 @@ export function registerKey(program: Command): void {
     .option('--campaign <id>', 'restrict the key to one campaign')
     .option('--json', 'print JSON')
     .action((o) =>
-      withStore(async (store) => {
-        const result = await createKey(store, { companyId: o.company, name: o.name, scope: o.scope, campaignId: o.campaign });
+      withStore(async (store, config) => {
+        const result = await createKey(
+          store,
+          { companyId: o.company, name: o.name, scope: o.scope, campaignId: o.campaign },
+          Date.now(),
+          config.maxKeysPerCompany,
+        );
         output(o.json, result, `keyId: ${result.keyId}\nkey:   ${result.key}\n(the key value is shown this once; store it now)`);
       }),
     );

@@ -38,8 +38,10 @@ export async function predial(r: PredialRequest): Promise<PredialResult> {
   if (!answer.ok) return { ok: false, reason: `predial: ${answer.reason}` };
   const phone = (answer.json as { phoneNumber?: unknown } | null)?.phoneNumber;
   if (phone === undefined || phone === null || phone === '') return { ok: false, reason: 'predial: no phoneNumber in the answer' };
-  if (typeof phone !== 'string' || !E164.test(phone)) {
-    return { ok: false, reason: `predial: phoneNumber ${JSON.stringify(phone).slice(0, 40)} is not E.164` };
-  }
+  // The reason names the rule, never the value: reasons travel into the
+  // attempts table, events and dashboards, where a CRM's text (a number in a
+  // local format is still a person's number) does not belong.
+  if (typeof phone !== 'string') return { ok: false, reason: `predial: phoneNumber is a ${typeof phone}, not an E.164 string` };
+  if (!E164.test(phone)) return { ok: false, reason: 'predial: phoneNumber is not E.164 (a + and 2 to 15 digits, the first not 0)' };
   return { ok: true, phoneNumber: phone };
 }

@@ -88,6 +88,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(leadRoutes(leads), { prefix: '/api/v1/leads' });
   await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
   await app.register(attemptRoutes(store, now), { prefix: '/api/v1/attempts' });
-  await app.register(dashboard({ store, limiter, now, postWindows: windows.dashboardPost }), { prefix: '/dashboard' });
+  await app.register(dashboard({ store, limiter, now, postWindows: windows.dashboardPost, maxKeysPerCompany: config.maxKeysPerCompany }), {
+    prefix: '/dashboard',
+  });
   return app;
 }

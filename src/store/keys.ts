@@ -11,6 +11,8 @@ export interface KeyStore {
   insert(row: KeyRow): Promise<void>;
   /** the company's keys, oldest first */
   ofCompany(companyId: string): Promise<KeyListing[]>;
+  /** how many of the company's keys are not revoked */
+  activeCount(companyId: string): Promise<number>;
   /** true when the key existed and was active */
   revoke(id: string, now: number): Promise<boolean>;
   touch(id: string, now: number): Promise<void>;
@@ -35,6 +37,16 @@ export class KyselyKeyStore implements KeyStore {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
+  }
+
+  async activeCount(companyId: string): Promise<number> {
+    const row = await this.ex
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('company_id', '=', companyId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   async revoke(id: string, now: number): Promise<boolean> {

@@ -4,7 +4,7 @@
  * anything outside it, so a tampered URL finds nothing and changes nothing.
  * Routes go through this class only; it goes through the services and the store.
  */
-import { createKey, type KeySummary, listKeys, revokeKey } from '../auth/service.js';
+import { createKey, DEFAULT_MAX_KEYS_PER_COMPANY, type KeySummary, listKeys, revokeKey } from '../auth/service.js';
 import { createCampaign, updateCampaign } from '../campaigns/service.js';
 import { type CampaignSettings, SettingsError } from '../campaigns/settings.js';
 import { AppError, MESSAGES } from '../errors.js';
@@ -55,6 +55,7 @@ export class Dashboard {
     private readonly store: Store,
     /** the clock every page reads, injectable for tests */
     readonly now: () => number,
+    private readonly maxKeys = DEFAULT_MAX_KEYS_PER_COMPANY,
   ) {
     this.leads = new LeadService(store, now);
   }
@@ -158,7 +159,7 @@ export class Dashboard {
     if (name === '' || name.length > 100) throw new AppError('validation', 'Give the key a name of 1 to 100 characters.');
     if (form.scope !== 'read' && form.scope !== 'write') throw new AppError('validation', 'Choose a scope.');
     const campaignId = form.campaignId ? (await this.campaign(companyId, form.campaignId)).id : null;
-    return createKey(this.store, { companyId, name, scope: form.scope, campaignId }, this.now());
+    return createKey(this.store, { companyId, name, scope: form.scope, campaignId }, this.now(), this.maxKeys);
   }
 
   async key(companyId: string, keyId: string) {

@@ -30,6 +30,8 @@ export interface WebDeps {
   /** counted per client IP for every POST, before its body is read */
   readonly postWindows: readonly Window[];
   readonly signInLimits?: SignInLimits;
+  /** MAX_KEYS_PER_COMPANY */
+  readonly maxKeysPerCompany?: number;
 }
 
 /** the largest form a page sends is a campaign's settings, a few KiB */
@@ -70,7 +72,7 @@ function onError(err: FastifyError, request: FastifyRequest, reply: FastifyReply
 
 export function dashboard(deps: WebDeps) {
   return async (app: FastifyInstance) => {
-    const dash = new Dashboard(deps.store, deps.now);
+    const dash = new Dashboard(deps.store, deps.now, deps.maxKeysPerCompany);
     const signIns = new SignInLimiter(deps.limiter, deps.now, deps.signInLimits);
 
     // Forms only. The root's JSON and text parsers are dropped here, so any

@@ -60,9 +60,13 @@ describe('predial', () => {
   });
 
   it.each([
-    ['not E.164', { body: { phoneNumber: '4155550123' } }, 'predial: phoneNumber "4155550123" is not E.164'],
-    ['leading zero', { body: { phoneNumber: '+0123456789' } }, 'predial: phoneNumber "+0123456789" is not E.164'],
-    ['not a string', { body: { phoneNumber: 14155550123 } }, 'predial: phoneNumber 14155550123 is not E.164'],
+    ['not E.164', { body: { phoneNumber: '4155550123' } }, 'predial: phoneNumber is not E.164 (a + and 2 to 15 digits, the first not 0)'],
+    [
+      'leading zero',
+      { body: { phoneNumber: '+0123456789' } },
+      'predial: phoneNumber is not E.164 (a + and 2 to 15 digits, the first not 0)',
+    ],
+    ['not a string', { body: { phoneNumber: 14155550123 } }, 'predial: phoneNumber is a number, not an E.164 string'],
     ['no phoneNumber', { body: { name: 'Ada' } }, 'predial: no phoneNumber in the answer'],
     ['empty phoneNumber', { body: { phoneNumber: '' } }, 'predial: no phoneNumber in the answer'],
     ['empty body', { body: '' }, 'predial: empty answer'],

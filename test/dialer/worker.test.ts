@@ -204,7 +204,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
           success: 0,
           outcome: 'predial-failed',
           phone_number: null,
-          reason: 'predial: phoneNumber "call me" is not E.164',
+          reason: 'predial: phoneNumber is not E.164 (a + and 2 to 15 digits, the first not 0)',
         }),
       ]);
       expect(await leadRow(db, bad!)).toMatchObject({ status: 'attempting', attempts: 1 });

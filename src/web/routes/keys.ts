@@ -30,7 +30,7 @@ export function keyRoutes(dash: Dashboard) {
         reply.header('cache-control', 'no-store');
         return send(reply, 200, keyCreatedPage(v, { key, keyId, name: created.name, scope: created.scope, reach: reachLabel(created) }));
       } catch (err) {
-        if (!(err instanceof AppError) || err.code !== 'validation') throw err;
+        if (!(err instanceof AppError) || (err.code !== 'validation' && err.code !== 'conflict')) throw err;
         return send(reply, 400, keysPage(v, { ...(await listPage(v.companyId)), error: err.message, values: f }));
       }
     });
