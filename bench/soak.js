@@ -2,18 +2,22 @@
 /**
  * Soak: mixed traffic at a steady rate against ONE `leadline serve` on
  * 127.0.0.1 for ten minutes (creates, bulk creates, lists, deletes, bulk
- * deletes, and a key that keeps hitting its limit), then the figures that say
- * whether it stays healthy: server RSS at the start and the end, p50/p99 per
- * minute, and the final lead count against what the clients were told.
+ * deletes, and a key that keeps hitting its limit) while a continuous
+ * `leadline dialer` calls the leads as they arrive (simulate provider, calls
+ * of up to 1 s), then the figures that say whether it stays healthy: RSS of both
+ * processes at the start and the end, p50/p99 per minute, the attempts made,
+ * and the final lead count against what the clients were told. Both processes
+ * run on the Node that runs this script (docs/runtimes.md: the Node 24 soak).
  * Not part of CI: run it by hand after `npm run build`.
  *
  *   node bench/soak.js                    10 minutes, 100 requests/s, fresh SQLite
  *   SOAK_SECONDS=60 SOAK_RPS=200 node bench/soak.js
  *   SOAK_DATABASE_URL=postgres://…/db node bench/soak.js   (an empty database)
+ *   SOAK_DIALER=0 node bench/soak.js      the server alone
  *
  * Exits 1 when the count does not match, any request failed at the network or
  * with a 5xx, p99 drifted more than 3× (and 25 ms) from minute 2 to the last,
- * or RSS grew more than 50 % after minute 1.
+ * RSS grew more than 50 % after minute 1, or the dialer exited or made no calls.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createKey } from '../dist/auth/service.js';
-import { createCampaign, createCompany } from '../dist/campaigns/service.js';
+import { createCampaign, createCompany, updateCampaign } from '../dist/campaigns/service.js';
 import { parseDatabaseUrl } from '../dist/config.js';
 import { openStore } from '../dist/store/index.js';
 
@@ -43,6 +47,16 @@ const MIX = [
   ['bulkDelete', 4],
   ['abuse', 17],
 ];
+const DIALER = process.env.SOAK_DIALER !== '0';
+/** the campaigns call around the clock, anyone's local time, quickly, so the dialer keeps busy */
+const CALLING = {
+  hours: 'mon-sun 00:00-24:00',
+  local_window: '00:00-24:00',
+  concurrency: 5,
+  max_attempts: 3,
+  retry_delay_ms: 0,
+  simulate_duration: '0s-1s',
+};
 const BIN = fileURLToPath(new URL('../bin/leadline.js', import.meta.url));
 
 const tmp = mkdtempSync(join(tmpdir(), 'leadline-soak-'));
@@ -75,7 +89,11 @@ async function setup() {
   await db.migrate();
   const { companyId } = await createCompany(db, 'Soak Co');
   const campaigns = [];
-  for (let i = 0; i < CAMPAIGNS; i++) campaigns.push((await createCampaign(db, { companyId, name: `Soak ${i}` })).campaignId);
+  for (let i = 0; i < CAMPAIGNS; i++) {
+    const { campaignId } = await createCampaign(db, { companyId, name: `Soak ${i}` });
+    if (DIALER) await updateCampaign(db, campaignId, CALLING);
+    campaigns.push(campaignId);
+  }
   const key = async (name) => (await createKey(db, { companyId, name, scope: 'write' })).key;
   const workers = [];
   for (let i = 0; i < WORKER_KEYS; i++) workers.push(await key(`worker ${i}`));
@@ -111,10 +129,38 @@ async function startServer(port) {
   throw new Error('server did not start');
 }
 
+function startDialer() {
+  const child = spawn(process.execPath, [BIN, 'dialer'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  return { child, exited };
+}
+
+async function attemptCount() {
+  const db = openStore(parseDatabaseUrl(databaseUrl), { pgPoolSize: 1 });
+  try {
+    const { n } = await db.kysely
+      .selectFrom('attempts')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(n);
+  } finally {
+    await db.close();
+  }
+}
+
 async function main() {
   const { campaigns, keys } = await setup();
   const { child, url } = await startServer(await freePort());
-  const stop = () => child.kill('SIGKILL');
+  const dialer = DIALER ? startDialer() : null;
+  let dialerExit = null;
+  dialer?.exited.then((e) => (dialerExit = e));
+  const stop = () => {
+    child.kill('SIGKILL');
+    dialer?.child.kill('SIGKILL');
+  };
   process.once('SIGINT', () => {
     stop();
     process.exit(130);
@@ -218,11 +264,13 @@ async function main() {
   const wheel = MIX.flatMap(([op, share]) => Array(share).fill(op));
 
   const rssStart = rssMb(child.pid);
+  const dialerRss = [];
   const rss = [];
   const t0 = Date.now();
   const interval = 1000 / RPS;
   console.log(
-    `soak: ${SECONDS} s at ${RPS} requests/s on ${databaseUrl.split(':')[0]}, server pid ${child.pid}, RSS ${rssStart} MB before traffic`,
+    `soak: ${SECONDS} s at ${RPS} requests/s on ${databaseUrl.split(':')[0]}, Node ${process.version}, server pid ${child.pid}, ` +
+      `RSS ${rssStart} MB before traffic${dialer ? `; dialer pid ${dialer.child.pid}` : ''}`,
   );
   const pending = new Set();
   for (; tick < SECONDS * RPS; tick++) {
@@ -240,11 +288,13 @@ async function main() {
     const elapsed = Math.floor((due - t0) / 60_000);
     if (rss.length <= elapsed) {
       rss.push(rssMb(child.pid));
+      if (dialer && dialerExit === null) dialerRss.push(rssMb(dialer.child.pid));
       if (elapsed > 0) report(elapsed - 1);
     }
   }
   await Promise.all(pending);
   const rssEnd = rssMb(child.pid);
+  const dialerRssEnd = dialer && dialerExit === null ? rssMb(dialer.child.pid) : null;
   report(minutes.length - 1);
 
   function report(m) {
@@ -253,7 +303,8 @@ async function main() {
     const sorted = [...x.latencies].sort((a, b) => a - b);
     console.log(
       `minute ${String(m + 1).padStart(2)}: ${x.requests} requests, ${x.limited} × 429, ` +
-        `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, RSS ${rss[m + 1] ?? rssMb(child.pid)} MB`,
+        `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, RSS ${rss[m + 1] ?? rssMb(child.pid)} MB` +
+        (dialer ? `, dialer RSS ${dialerRss[m + 1] ?? '?'} MB` : ''),
     );
   }
 
@@ -270,6 +321,11 @@ async function main() {
       if (!data.hasMore) break;
     }
   }
+  // the dialer first: SIGTERM lets its calls finish and exits 0
+  const diedEarly = dialerExit;
+  const attempts = dialer ? await attemptCount() : 0;
+  if (dialer && dialerExit === null) dialer.child.kill('SIGTERM');
+  const dialerEnd = dialer ? await dialer.exited : null;
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   const db = openStore(parseDatabaseUrl(databaseUrl), { pgPoolSize: 1 });
@@ -297,7 +353,18 @@ async function main() {
     `leads: clients were told ${told.created} created − ${told.deleted} deleted = ${expected}; the API lists ${listed}; the database holds ${Number(n)}`,
   );
 
+  if (dialer) {
+    console.log(
+      `dialer: ${attempts} attempts; RSS ${dialerRss[1] ?? '?'} MB after minute 1, ${dialerRssEnd ?? '?'} MB at the end; ` +
+        `on SIGTERM it exited with ${JSON.stringify(dialerEnd)}`,
+    );
+  }
   const failures = [];
+  if (diedEarly) failures.push(`the dialer exited during the soak: ${JSON.stringify(diedEarly)}`);
+  if (dialer && !diedEarly && dialerEnd.code !== 0) failures.push(`the dialer did not exit 0 on SIGTERM: ${JSON.stringify(dialerEnd)}`);
+  if (dialer && attempts === 0) failures.push('the dialer made no calls');
+  if (dialerRssEnd !== null && dialerRss[1] && dialerRssEnd > 1.5 * dialerRss[1])
+    failures.push(`dialer RSS grew from ${dialerRss[1]} to ${dialerRssEnd} MB`);
   if (expected !== listed || expected !== Number(n)) failures.push('the final count does not match what the clients were told');
   if (problems.length) failures.push(`${problems.length} failed requests, e.g. ${problems.slice(0, 3).join('; ')}`);
   if (p99Last > 3 * p99First && p99Last - p99First > 25)
