@@ -274,6 +274,22 @@ describe.each(await availableStores())('bulk create on %s', (kind) => {
     expect(all[1]).not.toHaveProperty('externalId');
   });
 
+  it('a 1000-lead bulk whose repeats fall in different insert chunks skips exactly the later ones, in request order', async () => {
+    // SQLite inserts a bulk in chunks of powers of two (512, 256, 128, 64, 32, 8): a repeat of a lead
+    // inserted by an earlier chunk must be skipped as surely as one within the same chunk.
+    const c = f.ids.campaignB;
+    const leads: { phoneNumber?: string; externalId?: string }[] = Array.from({ length: 1000 }, (_, i) => ({
+      phoneNumber: phone(),
+      externalId: `chunk-${i}`,
+    }));
+    leads[600] = { phoneNumber: leads[5]!.phoneNumber }; // the phone of a lead from the first chunk
+    leads[999] = { externalId: 'chunk-0', phoneNumber: phone() }; // the externalId of the very first lead
+    leads[800] = { externalId: 'chunk-790', phoneNumber: phone() }; // a repeat inside the chunk of 128
+    const data = ok(await f.request('POST', '/api/v1/leads/bulk', { key: f.keys.writeB, body: { campaignId: c, leads } }));
+    expect(data.created).toBe(997);
+    expect(data.skippedIdentifiers).toEqual([leads[5]!.phoneNumber, 'chunk-790', 'chunk-0']);
+  });
+
   it('a restricted key may bulk-create only in its campaign', async () => {
     ok(
       await f.request('POST', '/api/v1/leads/bulk', {
