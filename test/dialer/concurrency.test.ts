@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateCampaign } from '../../src/campaigns/service.js';
 import type { Store } from '../../src/store/index.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
-import { type DialerProcess, startDialer } from './dialer-process.js';
+import { startDialer } from './dialer-process.js';
 import { ALLOW_STUBS, type Stub, startStub } from './http-stub.js';
 import { makeCampaign, seedMany } from './support.js';
 
@@ -79,17 +79,10 @@ describe.each(await availableStores())(`${WORKERS} dialer processes over one cam
       expect(dials.size).toBe(LEADS);
       expect(counts()).toEqual(new Map([[round, LEADS]]));
       expect(await statuses(c)).toEqual({ [`attempting/${round}`]: LEADS });
-      // The work was shared. (A worker that finds the campaign's slots taken asks
-      // again after a second, while one that holds them refills them as its calls
-      // end, so the share is not even, and late starters may get none.)
-      const perWorker = await db.kysely
-        .selectFrom('attempts')
-        .select(['worker', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('campaign_id', '=', c)
-        .where('attempt', '=', round)
-        .groupBy('worker')
-        .execute();
-      expect(perWorker.length).toBeGreaterThanOrEqual(2);
+      // Every worker asked: the four claim concurrently all the while. How the calls
+      // split between them is not promised (and not asserted): slots are campaign-wide,
+      // and a worker refills the slots its ending calls free before a worker that found
+      // them taken asks again, so one worker may place every call of a short run.
     }
   }, 120_000);
 
@@ -101,10 +94,17 @@ describe.each(await availableStores())(`${WORKERS} dialer processes over one cam
     const timeoutMs = 2000;
     const start = () =>
       startDialer(['--campaign', c, '--claim-timeout', `${timeoutMs / 1000}s`, '--poll-interval', '1s'], { ...env(), LOG_LEVEL: 'info' });
-    const workers: DialerProcess[] = Array.from({ length: WORKERS }, start);
-    const [victim, ...survivors] = workers as [DialerProcess, ...DialerProcess[]];
+    // The victim starts first and holds calls before the others start: a worker
+    // that holds the campaign's slots refills them as its calls end, so a late
+    // starter might hold nothing to lose when it is killed.
+    const victim = start();
     const victimId = (await victim.waitFor((l) => l.msg === 'dialer started')).worker as string;
-    while (dials.size < LEADS / 4) await new Promise((r) => setTimeout(r, 5));
+    const victimHolds = async () =>
+      (await db.kysely.selectFrom('leads').select('id').where('campaign_id', '=', c).where('claimed_by', '=', victimId).limit(1).execute())
+        .length > 0;
+    while (!(await victimHolds())) await new Promise((r) => setTimeout(r, 5));
+    const survivors = Array.from({ length: WORKERS - 1 }, start);
+    while (dials.size < LEADS / 4 || !(await victimHolds())) await new Promise((r) => setTimeout(r, 5));
     victim.child.kill('SIGKILL');
     expect(await victim.exited).toBe('SIGKILL');
     const held = await db.kysely
