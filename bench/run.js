@@ -11,7 +11,7 @@
  *
  *   --quick          tiny sizes, asserts nothing about speed (the CI smoke run)
  *   --stores=a,b     sqlite and/or postgres (default: both; postgres when reachable)
- *   --rows=1,3       only these rows (8, the peak RSS, is always reported)
+ *   --rows=1,3       only these rows (8, the peak RSS, is always reported; 10 and 11 run together)
  *   --no-write       do not rewrite BENCHMARKS.md (default with --quick)
  *   --write          rewrite BENCHMARKS.md even with --quick
  *   --no-peer        leave out the Directus peer even when it is installed
@@ -30,6 +30,7 @@ import { bulkRows } from './rows/bulk.js';
 import { dialerRow, pendingDialer } from './rows/dialer.js';
 import { listRow, pagesRow } from './rows/list.js';
 import { limiterRow, smallCallRows } from './rows/small.js';
+import { speedRows } from './rows/speed.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -59,6 +60,11 @@ const S = quick
       warmSeconds: 0.2,
       dialerWarmSeconds: 1,
       dialerSeconds: 1,
+      idleCampaigns: 50,
+      idleWarmSeconds: 2,
+      idleSeconds: 2,
+      speedSamples: 5,
+      speedGapMs: 100,
     }
   : {
       bulk: 1000,
@@ -73,6 +79,11 @@ const S = quick
       warmSeconds: 1,
       dialerWarmSeconds: 3,
       dialerSeconds: 10,
+      idleCampaigns: 1000,
+      idleWarmSeconds: 30,
+      idleSeconds: 30,
+      speedSamples: 100,
+      speedGapMs: 300,
     };
 /** calls in flight per dialer worker in row 7 (the campaign's concurrency setting) */
 const DIALER_CONCURRENCY = Number(option('dialer-concurrency') ?? 50);
@@ -143,6 +154,7 @@ async function benchStore(kind) {
     if (wants(5)) await smallCallRows(ctx);
     if (wants(6) && process.env.BENCH_REDIS_URL !== '') await limiterRow(ctx, tenantKeys);
     if (dialer) await dialerRow(ctx, DIALER_CONCURRENCY);
+    if (wants(10) || wants(11)) await speedRows(ctx);
   } finally {
     ctx.rss.unshift({ store: kind, mode: 'memory limiter', mb: await leadline.stop() });
     for (const s of ctx.servers) await s.stop();
