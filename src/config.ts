@@ -60,6 +60,8 @@ export interface Config {
   readonly maxKeysPerCompany: number;
   readonly pgPoolSize: number;
   readonly pgStatementTimeoutMs: number;
+  /** DATABASE_LISTEN_URL: where the dialer LISTENs when DATABASE_URL goes through PgBouncer (?pgbouncer=true) */
+  readonly pgListenUrl: string | undefined;
   /** Fastify trustProxy: off unless configured, because per-IP limits trust X-Forwarded-For only behind a known proxy */
   readonly trustProxy: boolean | string;
   readonly server: ServerLimits;
@@ -92,6 +94,13 @@ export function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
     return { kind: 'sqlite', path };
   }
   throw new ConfigError(`DATABASE_URL must start with postgres://, postgresql:// or sqlite:, got "${url}"`);
+}
+
+function listenUrl(raw: string | undefined): string | undefined {
+  const url = raw?.trim();
+  if (!url) return undefined;
+  if (parseDatabaseUrl(url).kind !== 'postgres') throw new ConfigError('DATABASE_LISTEN_URL must be a postgres:// URL');
+  return url;
 }
 
 function trustProxy(raw: string | undefined): boolean | string {
@@ -152,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxKeysPerCompany: int(env, 'MAX_KEYS_PER_COMPANY', 50, 1),
     pgPoolSize: int(env, 'PG_POOL_SIZE', 10, 1),
     pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5000),
+    pgListenUrl: listenUrl(env.DATABASE_LISTEN_URL),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
     server: serverLimits(env),
     outboundAllow: parsed(() => parseOutboundAllow(env.OUTBOUND_ALLOW), OutboundAllowError),

@@ -8,6 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { startPgbouncer } from './helpers/pgbouncer.js';
+import { PG_ADMIN_URL } from './helpers/services.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -18,7 +20,20 @@ function mtimes(dir: string, ext: string): number[] {
   );
 }
 
-export default function setup(): void {
+export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+  build();
+  // npm run test:pgbouncer: the PostgreSQL suites through PgBouncer. Test
+  // workers start after this and inherit the environment set here.
+  if (process.env.TEST_PGBOUNCER !== '1') return undefined;
+  const bouncer = await startPgbouncer(PG_ADMIN_URL);
+  process.env.TEST_PG_DIRECT_URL = PG_ADMIN_URL;
+  process.env.TEST_PG_URL = bouncer.url;
+  process.env.TEST_STORES = 'postgres';
+  process.stderr.write(`the PostgreSQL suites through PgBouncer (transaction mode): ${bouncer.url}\n`);
+  return () => bouncer.stop();
+}
+
+function build(): void {
   const sources = [
     ...mtimes(join(ROOT, 'src'), '.ts'),
     ...mtimes(join(ROOT, 'packages/client/src'), '.ts'),

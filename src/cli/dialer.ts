@@ -67,7 +67,11 @@ export function registerDialer(program: Command): void {
       // predial and the webhook provider go only where OUTBOUND_ALLOW lets them (src/net/outbound.ts)
       setOutboundPolicy(new OutboundPolicy(config.outboundAllow));
       const logger = createLogger(config.logLevel);
-      const store = openStore(config.database, { pgPoolSize: config.pgPoolSize, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
+      const store = openStore(config.database, {
+        pgPoolSize: config.pgPoolSize,
+        pgStatementTimeoutMs: config.pgStatementTimeoutMs,
+        pgListenUrl: config.pgListenUrl,
+      });
       try {
         await store.migrate();
         const ids: string[] | null = o.campaign ?? null;

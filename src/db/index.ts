@@ -42,6 +42,8 @@ export interface Db {
 export interface DbOptions {
   readonly pgPoolSize?: number;
   readonly pgStatementTimeoutMs?: number;
+  /** DATABASE_LISTEN_URL: a direct connection for LISTEN when DATABASE_URL goes through PgBouncer */
+  readonly pgListenUrl?: string;
 }
 
 export function createDb(config: DatabaseConfig, opts: DbOptions = {}): Db {

@@ -107,8 +107,66 @@ function listen(url: string, channel: string, onChange: () => void): () => Promi
   };
 }
 
-export function openPostgres(url: string, opts: DbOptions): Db {
+/**
+ * `?pgbouncer=true` on DATABASE_URL: leadline reaches PostgreSQL through a
+ * pooler in transaction mode (PgBouncer's pool_mode = transaction), where a
+ * server connection serves another client after every transaction. Two
+ * things then change (docs/operations.md, "Behind PgBouncer"):
+ * - no `statement_timeout` startup parameter: PgBouncer refuses the
+ *   connection over it ("unsupported startup parameter"), and a SET would
+ *   stay on a server connection other clients share. The server-side limit
+ *   is then the pooler's `query_timeout` or the role's own setting; the
+ *   client-side read timeout below still applies.
+ * - no LISTEN through the pooler: the notification would reach whichever
+ *   client holds the server connection by then. The dialer LISTENs on
+ *   DATABASE_LISTEN_URL (a direct connection) when it is set, and otherwise
+ *   polls the events table's last id.
+ */
+export interface PoolerOptions {
+  readonly pgbouncer: boolean;
+  /** the pooler's parameter removed: pg would not know it */
+  readonly url: string;
+}
+
+export function poolerOptions(url: string): PoolerOptions {
+  const u = new URL(url);
+  const value = u.searchParams.get('pgbouncer');
+  if (value === null) return { pgbouncer: false, url };
+  u.searchParams.delete('pgbouncer');
+  return { pgbouncer: value === 'true' || value === '1', url: u.toString() };
+}
+
+/** the events table's last id, every pollMs: the change signal when no LISTEN can be held */
+function pollEvents(kysely: Kysely<Database>, onChange: () => void, pollMs: number): () => Promise<void> {
+  let last: number | null = null;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const tick = async () => {
+    try {
+      const row = await sql<{ id: number | null }>`select max(id) as id from events`.execute(kysely);
+      const id = Number(row.rows[0]?.id ?? 0);
+      if (last !== null && id !== last) onChange();
+      last = id;
+    } catch {
+      // the database is away: the dialer's own polls report it; a change is signalled once it is back
+      last = null;
+    }
+  };
+  const timer = setInterval(() => {
+    if (!stopped) running = running.then(tick);
+  }, pollMs);
+  timer.unref();
+  running = tick();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}
+
+export function openPostgres(givenUrl: string, opts: DbOptions): Db {
   const statementTimeoutMs = opts.pgStatementTimeoutMs ?? 5000;
+  const { pgbouncer, url } = poolerOptions(givenUrl);
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.pgPoolSize ?? 10,
@@ -117,7 +175,7 @@ export function openPostgres(url: string, opts: DbOptions): Db {
     // The server enforces statement_timeout; callbackQueries() adds a
     // client-side bound that also covers a server that stopped answering
     // without closing the connection.
-    statement_timeout: statementTimeoutMs,
+    statement_timeout: pgbouncer ? undefined : statementTimeoutMs,
     // bigint columns (seq, epoch ms) fit in a double; parse them as numbers.
     types: {
       getTypeParser: ((oid: number, format?: string) =>
@@ -136,7 +194,7 @@ export function openPostgres(url: string, opts: DbOptions): Db {
   return {
     kysely,
     dialect: 'postgres',
-    location: describe(url),
+    location: describe(url) + (pgbouncer ? ' (through PgBouncer)' : ''),
     // `lock` names a transaction-scoped advisory lock taken first: bulk writes
     // to one campaign queue behind each other instead of deadlocking on each
     // other's unique-index entries (two overlapping bulks in opposite orders
@@ -149,7 +207,12 @@ export function openPostgres(url: string, opts: DbOptions): Db {
         }),
       ),
     retrying,
-    watch: (onChange) => listen(url, 'leadline_events', onChange),
+    watch: (onChange, o) =>
+      !pgbouncer
+        ? listen(url, 'leadline_events', onChange)
+        : opts.pgListenUrl
+          ? listen(opts.pgListenUrl, 'leadline_events', onChange)
+          : pollEvents(kysely, onChange, o?.pollMs ?? 100),
     migrate: () => migrate(kysely, 'postgres'),
     ping: async () => {
       await sql`select 1`.execute(kysely);

@@ -63,7 +63,12 @@ export async function createTestStore(kind: StoreKind): Promise<TestStore> {
   };
 }
 
-/** the stores a behaviour suite runs against: SQLite always, PostgreSQL when reachable (always under CI) */
+/**
+ * the stores a behaviour suite runs against: SQLite always, PostgreSQL when
+ * reachable (always under CI). TEST_STORES=postgres narrows it to PostgreSQL,
+ * for the run through PgBouncer (npm run test:pgbouncer).
+ */
 export async function availableStores(): Promise<StoreKind[]> {
+  if (process.env.TEST_STORES === 'postgres') return ['postgres'];
   return (await serviceAvailable('postgres')) ? ['sqlite', 'postgres'] : ['sqlite'];
 }
