@@ -18,13 +18,14 @@
  *   --dialer-concurrency=N  calls in flight per dialer worker in row 7 (default 50)
  *   --cpu-prof       run the leadline servers under --cpu-prof (bench/profiles/)
  *   --keep           keep the temporary folder (server logs, SQLite files)
+ *   --scale=10m      instead of the rows: how cost grows from 1M to 10M leads on PostgreSQL (bench/scale.js)
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAll, startFloor, startLeadline } from './lib/procs.js';
-import { printTable, writeReport } from './lib/report.js';
+import { printTable, writeReport, writeScaleReport } from './lib/report.js';
 import { createStore, lastPageCursor, pgAvailable, seedLeads } from './lib/stores.js';
 import { bulkRows } from './rows/bulk.js';
 import { dialerRow, pendingDialer } from './rows/dialer.js';
@@ -163,6 +164,13 @@ async function benchStore(kind) {
 }
 
 async function main() {
+  if (option('scale')) {
+    const { scaleRun, scaleTable } = await import('./scale.js');
+    const table = scaleTable(await scaleRun({ raw: option('scale'), tmp, log }));
+    process.stdout.write(`\n${table}\n`);
+    if (!flag('no-write')) writeScaleReport(join(ROOT, 'BENCHMARKS.md'), table, (Date.now() - started) / 1000);
+    return;
+  }
   const stores = option('stores')?.split(',') ?? ['sqlite', 'postgres'];
   const results = [];
   const skipped = [];

@@ -69,6 +69,26 @@ export function printTable(rows, { quick, seconds, notes, plans = [] }) {
   process.stdout.write(`\n${out.join('\n')}\n`);
 }
 
+/** `--scale`: its own table, between its own markers ("How cost grows") */
+export function writeScaleReport(path, table, seconds) {
+  const m = machine();
+  const begin = '<!-- bench:scale:begin (written by npm run bench -- --scale=10m) -->';
+  const end = '<!-- bench:scale:end -->';
+  const block = [
+    begin,
+    `Run of ${m.date} — ${m.cpu}, Node ${m.node}, commit ${m.commit}; load average at the end ${m.load}; ${seconds.toFixed(0)} s.`,
+    '',
+    table,
+    end,
+  ].join('\n');
+  let text = readFileSync(path, 'utf8');
+  const i = text.indexOf(begin);
+  const j = text.indexOf(end);
+  text = i >= 0 && j > i ? text.slice(0, i) + block + text.slice(j + end.length) : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(path, text);
+  process.stderr.write(`wrote ${path}\n`);
+}
+
 export function writeReport(path, rows, { seconds, notes, sizes, plans = [] }) {
   const m = machine();
   const block = [

@@ -21,13 +21,13 @@ import { createCampaign } from '../../dist/campaigns/service.js';
 import { parseDatabaseUrl } from '../../dist/config.js';
 import { openStore } from '../../dist/store/index.js';
 import { median, percentile } from '../lib/load.js';
-import { LEADLINE_BIN, cpuMs } from '../lib/procs.js';
+import { LEADLINE_BIN, cpuMs, peakRssMb } from '../lib/procs.js';
 import { fmtMs } from '../lib/stats.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** a webhook call provider on 127.0.0.1 that notes when each lead's call arrives */
-async function receiver() {
+export async function receiver() {
   const arrived = new Map();
   const server = http.createServer((req, res) => {
     let raw = '';
@@ -48,21 +48,48 @@ async function receiver() {
   return { url: `http://127.0.0.1:${server.address().port}/call`, arrived, close: () => new Promise((r) => server.close(r)) };
 }
 
-function startDialer(url, logFile) {
+/**
+ * One `leadline dialer` over every campaign, and its idle cost: after
+ * warmSeconds (the first pass over every campaign is its start, not its idle
+ * cost), CPU share from /proc and, on PostgreSQL, the database's
+ * transactions per second over `seconds`. The dialer keeps running.
+ */
+export async function idleDialer(url, logFile, log, db, kind, { warmSeconds, seconds }) {
   const out = openSync(logFile, 'a');
   const child = spawn(process.execPath, [LEADLINE_BIN, 'dialer', '--poll-interval', '60s'], {
     env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info', OUTBOUND_ALLOW: '127.0.0.0/8' },
     stdio: ['ignore', out, out],
   });
   const exited = new Promise((r) => child.once('exit', r));
-  return {
-    child,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await Promise.race([exited, sleep(15_000)]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    },
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await Promise.race([exited, sleep(15_000)]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
+  try {
+    await sleep(warmSeconds * 1000);
+    if (child.exitCode !== null) throw new Error(`the dialer exited; see ${logFile}`);
+    log(`${kind}: an idle dialer for ${seconds} s`);
+    const xacts = async () =>
+      kind === 'postgres'
+        ? Number(
+            (await sql`select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()`.execute(db.kysely))
+              .rows[0].n,
+          )
+        : NaN;
+    const c0 = cpuMs(child.pid);
+    const x0 = await xacts();
+    const t0 = performance.now();
+    await sleep(seconds * 1000);
+    const elapsed = (performance.now() - t0) / 1000;
+    const share = (cpuMs(child.pid) - c0) / 10 / elapsed;
+    // the two reads of pg_stat_database are this process's own transactions
+    const tps = (((await xacts()) - x0 - 2) / elapsed).toFixed(1);
+    return { figures: { share, tps }, rss: () => peakRssMb(child.pid), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }
 
 /** one POST to the receiver, as the dialer makes it: the floor of the path from 201 to the call */
@@ -86,30 +113,13 @@ export async function speedRows(ctx) {
   const { campaignId } = await createCampaign(db, { ...open, name: 'bench speed to lead', provider: 'webhook', provider_url: rx.url });
   // the idle campaigns of row 11, nothing due in any of them
   for (let i = 0; i < S.idleCampaigns; i++) await createCampaign(db, { ...open, name: `bench idle ${i}` });
-  const dialer = startDialer(store.url, ctx.logFile('speed-dialer'));
+  // Row 11 first, while nothing at all is due.
+  const dialer = await idleDialer(store.url, ctx.logFile('speed-dialer'), log, db, kind, {
+    warmSeconds: S.idleWarmSeconds,
+    seconds: S.idleSeconds,
+  });
   try {
-    // The first minute asks every campaign once (and again after the 60 s idle
-    // poll): the row measures after that start, as a dialer runs for days.
-    await sleep(S.idleWarmSeconds * 1000);
-    if (dialer.child.exitCode !== null) throw new Error('the dialer exited; see its log');
-
-    // Row 11 first, while nothing at all is due.
-    log(`${kind}: 11 idle dialer over ${S.idleCampaigns} campaigns for ${S.idleSeconds} s`);
-    const xacts = async () =>
-      kind === 'postgres'
-        ? Number(
-            (await sql`select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()`.execute(db.kysely))
-              .rows[0].n,
-          )
-        : NaN;
-    const c0 = cpuMs(dialer.child.pid);
-    const x0 = await xacts();
-    const t0 = performance.now();
-    await sleep(S.idleSeconds * 1000);
-    const seconds = (performance.now() - t0) / 1000;
-    const share = (cpuMs(dialer.child.pid) - c0) / 10 / seconds;
-    // the two reads of pg_stat_database are this process's own transactions
-    const tps = (((await xacts()) - x0 - 2) / seconds).toFixed(1);
+    const { share, tps } = dialer.figures;
     rows.push({
       ...base(11, `idle dialer over ${S.idleCampaigns.toLocaleString('en-US')} campaigns, CPU`),
       leadline: `${share.toFixed(1)}% of a core`,

@@ -16,6 +16,8 @@ export class Schedule {
   private readonly next = new Map<string, number>();
   /** per campaign: the zone sets open at its last idle check */
   private readonly zones = new Map<string, string>();
+  /** campaigns whose next check is the idle poll alone: nothing was known to fall due before it */
+  private readonly polled = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -25,6 +27,23 @@ export class Schedule {
 
   wake(campaignId: string): void {
     this.next.set(campaignId, 0);
+    this.polled.delete(campaignId);
+  }
+
+  /**
+   * Before asking a campaign whose check is only the idle poll's safety net:
+   * one statement (the earliest due time of all) says whether anything is
+   * due; when nothing is, the campaign waits again without a claim. A claim
+   * is a transaction of several statements, and over thousands of idle
+   * campaigns the poll was most of an idle dialer's work.
+   * true: ask it now.
+   */
+  async pollFinds(c: DialerCampaign, now: number): Promise<boolean> {
+    if (!this.polled.has(c.id)) return true;
+    const first = await this.store.queue.nextDue(c.id, null);
+    if (first !== null && first <= now) return true;
+    this.next.set(c.id, first === null ? now + this.idleMs : Math.min(now + this.idleMs, first));
+    return false;
   }
 
   private async openZones(c: DialerCampaign, now: number): Promise<string | null> {
@@ -43,6 +62,7 @@ export class Schedule {
   /** after asking: when to ask again */
   async after(c: DialerCampaign, result: 'full' | 'idle' | 'closed', now: number): Promise<void> {
     this.zones.delete(c.id);
+    this.polled.delete(c.id);
     let at = now + this.idleMs;
     if (result === 'full') at = now + this.fullMs;
     else if (result === 'closed') {
@@ -53,6 +73,7 @@ export class Schedule {
     } else {
       const due = await this.store.queue.nextDue(c.id, now);
       if (due !== null) at = Math.min(at, Math.max(due, now + 1));
+      if (at === now + this.idleMs) this.polled.add(c.id);
       const zones = await this.openZones(c, now);
       if (zones !== null) this.zones.set(c.id, zones);
     }
@@ -72,7 +93,8 @@ export class Schedule {
     const before = new Map(previous.map((c) => [c.id, c.row]));
     for (const c of list) {
       const old = before.get(c.id);
-      if (!old || JSON.stringify(old) !== JSON.stringify(c.row)) this.wake(c.id);
+      // a row unchanged since the last load is the same object (loadDialerCampaigns reuses it)
+      if (!old || (old !== c.row && JSON.stringify(old) !== JSON.stringify(c.row))) this.wake(c.id);
     }
   }
 }

@@ -85,6 +85,8 @@ export class Dialer {
   private readonly perCampaign = new Map<string, number>();
   private readonly schedule: Schedule;
   private campaigns: { at: number; list: DialerCampaign[] } | null = null;
+  /** the parsed campaigns of the last load, reused while their rows are unchanged */
+  private readonly parsed = new Map<string, { json: string; campaign: DialerCampaign }>();
   private stopping = false;
   /** the current claim loop; stop() waits for it before counting calls in flight */
   private claiming: Promise<void> = Promise.resolve();
@@ -161,7 +163,9 @@ export class Dialer {
           try {
             for (const c of await this.loadCampaigns(false)) {
               if (this.stopping) break;
-              if (await this.schedule.isDue(c, this.now())) await this.schedule.after(c, await this.fill(c), this.now());
+              if ((await this.schedule.isDue(c, this.now())) && (await this.schedule.pollFinds(c, this.now()))) {
+                await this.schedule.after(c, await this.fill(c), this.now());
+              }
             }
             until = this.schedule.nextCheck(this.now());
           } catch (err) {
@@ -299,8 +303,12 @@ export class Dialer {
     const at = this.now();
     const refresh = this.o.campaignRefreshMs ?? 2000;
     if (!fresh && this.campaigns && at - this.campaigns.at < refresh && at >= this.campaigns.at) return this.campaigns.list;
-    const list = await loadDialerCampaigns(this.store, this.o.campaignIds ?? null, this.providers, (campaignId, err) =>
-      this.log.error({ campaignId, err: err.message }, 'dialer: campaign settings unusable; skipping the campaign'),
+    const list = await loadDialerCampaigns(
+      this.store,
+      this.o.campaignIds ?? null,
+      this.providers,
+      (campaignId, err) => this.log.error({ campaignId, err: err.message }, 'dialer: campaign settings unusable; skipping the campaign'),
+      this.parsed,
     );
     this.schedule.refreshed(list, this.campaigns?.list ?? []);
     this.campaigns = { at, list };

@@ -153,8 +153,13 @@ export interface QueueStore {
   releaseExpired(now: number, campaignId?: string): Promise<number>;
   /** the leads the campaign holds right now, across every dialer (calls in flight, outcomes awaited) */
   inFlight(campaignId: string, now: number): Promise<number>;
-  /** the earliest instant after `now` at which a claimable lead of the campaign falls due; null when none will */
-  nextDue(campaignId: string, now: number): Promise<number | null>;
+  /**
+   * the earliest instant after `now` at which a claimable lead of the campaign
+   * falls due; null when none will. With `now` null, the earliest due time of
+   * all (0 for a lead due since it was created): one statement that tells an
+   * idle dialer whether anything is due at all.
+   */
+  nextDue(campaignId: string, now: number | null): Promise<number | null>;
   /**
    * Grants `grant` more attempts to every lead of the campaign that has none
    * left: exhausted leads move back to attempting (lifecycle: recycle). The

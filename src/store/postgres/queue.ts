@@ -3,10 +3,11 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import { PostgresEventStore } from '../events.js';
 import type { AttemptOpening, ClaimRequest, Closing } from '../queue.js';
-import { CLAIMED_STATUS, type ClaimRow, iso, unheld, SharedQueueStore } from '../shared/queue.js';
+import { CLAIMED_STATUS, type ClaimRow, dueTime, iso, unheld, SharedQueueStore } from '../shared/queue.js';
 
 /** the due time, exactly as the index expression spells it (migration 0002) */
 const due = sql`coalesce(next_attempt_at, scheduled_for, '') collate "C"`;
+const after = (now: number | null) => (now === null ? sql`` : sql`and ${due} > ${iso(now)}`);
 
 /**
  * The local window condition: the lead's zone set is one of the open ones,
@@ -79,16 +80,15 @@ export class PostgresQueueStore extends SharedQueueStore {
     return rows.map((x) => x['QUERY PLAN']);
   }
 
-  async nextDue(campaignId: string, now: number): Promise<number | null> {
+  async nextDue(campaignId: string, now: number | null): Promise<number | null> {
     const { rows } = await sql<{ d: string | null }>`
       with recursive ${priorities(campaignId)}
       select min(x.d) as d from priorities cross join lateral (
         select ${due} as d from leads
-        where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = priorities.p and ${due} > ${iso(now)}
+        where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = priorities.p ${after(now)}
         order by ${due} limit 1
       ) x`.execute(this.ex);
-    const d = rows[0]?.d;
-    return d === null || d === undefined ? null : Date.parse(d);
+    return dueTime(rows[0]?.d);
   }
 
   /** one statement for the batch: the claims checked (and their rows locked) and the attempts written */

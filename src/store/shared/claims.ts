@@ -14,6 +14,9 @@ if (CLAIMABLE.join() !== 'raw,attempting' || CLAIMABLE.some((s) => nextStatus(s,
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();
+/** a lead's due column as an instant: '' (no time set) is due since always */
+export const dueTime = (d: string | null | undefined): number | null =>
+  d === null || d === undefined ? null : d === '' ? 0 : Date.parse(d);
 
 /**
  * Only a lead nobody holds is claimed, however old a lease: a lease that
@@ -89,7 +92,7 @@ export abstract class SharedClaimStore {
   /** the claim statement(s), in the transaction `claim` opened; `r.limit` already counts the free slots */
   protected abstract claimRows(r: ClaimRequest): Promise<ClaimRow[]>;
   abstract claimPlan(r: ClaimRequest): Promise<string[]>;
-  abstract nextDue(campaignId: string, now: number): Promise<number | null>;
+  abstract nextDue(campaignId: string, now: number | null): Promise<number | null>;
   abstract withoutZones(o: {
     campaignId?: string;
     limit: number;

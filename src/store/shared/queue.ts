@@ -4,7 +4,7 @@ import type { AttemptOpening, AttemptResult, Closing, OpenResult, PendingAttempt
 import { SharedClaimStore, groupBy, iso, statusItem } from './claims.js';
 import { pendingAttempts } from './pending.js';
 
-export { CLAIMED_STATUS, type ClaimRow, iso, unheld } from './claims.js';
+export { CLAIMED_STATUS, type ClaimRow, dueTime, iso, unheld } from './claims.js';
 
 /** The queue: claims (claims.ts), and the attempts written under them. */
 export abstract class SharedQueueStore extends SharedClaimStore implements QueueStore {

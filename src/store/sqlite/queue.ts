@@ -3,7 +3,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import { KyselyEventStore } from '../events.js';
 import type { AttemptOpening, ClaimRequest, Closing } from '../queue.js';
-import { CLAIMED_STATUS, type ClaimRow, iso, unheld, SharedQueueStore } from '../shared/queue.js';
+import { CLAIMED_STATUS, type ClaimRow, dueTime, iso, unheld, SharedQueueStore } from '../shared/queue.js';
 
 /** the due time, exactly as the index expression spells it (migration 0002) */
 const due = sql`coalesce(next_attempt_at, scheduled_for, '')`;
@@ -82,16 +82,17 @@ export class SqliteQueueStore extends SharedQueueStore {
   }
 
   /** the earliest due time after now, over the priorities present (one index probe each) */
-  async nextDue(campaignId: string, now: number): Promise<number | null> {
+  async nextDue(campaignId: string, now: number | null): Promise<number | null> {
     let first: string | null = null;
+    const after = now === null ? sql`` : sql`and ${due} > ${iso(now)}`;
     for await (const p of this.priorities(campaignId)) {
       const { rows } = await sql<{ d: string }>`select ${due} as d from leads
-        where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = ${p} and ${due} > ${iso(now)}
+        where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = ${p} ${after}
         order by ${due} limit 1`.execute(this.ex);
       const d = rows[0]?.d;
       if (d !== undefined && (first === null || d < first)) first = d;
     }
-    return first === null ? null : Date.parse(first);
+    return dueTime(first);
   }
 
   protected async openRows(batch: readonly AttemptOpening[]): Promise<Set<string>> {
