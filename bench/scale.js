@@ -40,7 +40,7 @@ const YEAR = 365 * 24 * 3600 * 1000;
 /** an idle dialer's first pass asks every campaign once: its start, not its idle cost */
 const WARM_SECONDS = Number(process.env.BENCH_SCALE_WARM ?? 90);
 
-export function parseScale(raw) {
+function parseScale(raw) {
   const m = /^(\d+)([km]?)$/i.exec(raw ?? '');
   if (!m) throw new Error(`--scale takes a lead count such as 10m or 200k, got "${raw}"`);
   return Number(m[1]) * { '': 1, k: 1e3, m: 1e6 }[m[2].toLowerCase()];
