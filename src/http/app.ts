@@ -19,6 +19,7 @@ import { harden, serverOptions } from './hardening.js';
 import { parseJsonBodies } from './json-body.js';
 import { enforce, refundBodyRefusals, windowsFor } from './limits.js';
 import { registerOpenApi } from './openapi.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { attemptRoutes } from './routes/attempts.js';
 import { leadRoutes } from './routes/leads.js';
@@ -88,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(leadRoutes(leads), { prefix: '/api/v1/leads' });
   await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
   await app.register(attemptRoutes(store, now), { prefix: '/api/v1/attempts' });
+  await app.register(eventRoutes(store), { prefix: '/api/v1/events' });
   await app.register(dashboard({ store, limiter, now, postWindows: windows.dashboardPost, maxKeysPerCompany: config.maxKeysPerCompany }), {
     prefix: '/dashboard',
   });
