@@ -6,8 +6,9 @@ import { withStore } from './context.js';
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('start the HTTP API (PORT, HOST, DATABASE_URL, REDIS_URL; migrates on start)')
-    .action(() => serveForever(loadConfig()));
+    .description('start the HTTP API and deliver webhooks (PORT, HOST, DATABASE_URL, REDIS_URL; migrates on start)')
+    .option('--no-deliver', 'do not deliver webhooks from this process')
+    .action((o: { deliver: boolean }) => serveForever(loadConfig(), { deliver: o.deliver }));
 
   program
     .command('migrate')

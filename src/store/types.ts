@@ -10,6 +10,7 @@ import type { LeadStore } from './leads.js';
 import type { QueueStore } from './queue.js';
 import type { SessionStore } from './sessions.js';
 import type { UserStore } from './users.js';
+import type { WebhookStore } from './webhooks.js';
 import type { ZoneStore } from './zones.js';
 
 export interface Tables {
@@ -24,6 +25,7 @@ export interface Tables {
   readonly zones: ZoneStore;
   readonly events: EventStore;
   readonly dialers: DialerStore;
+  readonly webhooks: WebhookStore;
 }
 
 /** the tables bound to one write transaction */
