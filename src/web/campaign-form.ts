@@ -44,7 +44,17 @@ export const defaultValues = (): FormValues => {
 
 type FormSource = Omit<
   CampaignTable,
-  'id' | 'company_id' | 'created_at' | 'predial_secret' | 'paused_at' | 'paused_reason' | 'not_placed_streak'
+  | 'id'
+  | 'company_id'
+  | 'created_at'
+  | 'predial_secret'
+  | 'paused_at'
+  | 'paused_reason'
+  | 'not_placed_streak'
+  | 'provider_secret'
+  | 'provider_options'
+  | 'provider_base_url'
+  | 'provider_webhook_secret'
 >;
 
 /** the form's text for a stored campaign, so an edit starts from what is there */
