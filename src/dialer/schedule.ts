@@ -35,11 +35,13 @@ export class Schedule {
    * one statement (the earliest due time of all) says whether anything is
    * due; when nothing is, the campaign waits again without a claim. A claim
    * is a transaction of several statements, and over thousands of idle
-   * campaigns the poll was most of an idle dialer's work.
+   * campaigns the poll was most of an idle dialer's work. A campaign seen
+   * for the first time is checked the same way.
    * true: ask it now.
    */
   async pollFinds(c: DialerCampaign, now: number): Promise<boolean> {
-    if (!this.polled.has(c.id)) return true;
+    // a campaign never asked (a dialer's first pass over thousands) is checked the same way
+    if (!this.polled.has(c.id) && this.next.has(c.id)) return true;
     const first = await this.store.queue.nextDue(c.id, null);
     if (first !== null && first <= now) return true;
     this.next.set(c.id, first === null ? now + this.idleMs : Math.min(now + this.idleMs, first));

@@ -49,9 +49,10 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     const c = await load(id);
     const schedule = new Schedule(db, IDLE, 1000);
     const now = Date.now();
-    // never asked yet: asked at once, without the check
+    // never asked yet: due for a check, which finds nothing due and waits for the lead's time
     expect(await schedule.isDue(c, now)).toBe(true);
-    expect(await schedule.pollFinds(c, now)).toBe(true);
+    expect(await schedule.pollFinds(c, now)).toBe(false);
+    expect(schedule.nextCheck(now)).toBe(now + IDLE);
     // asked, nothing due before the poll: the next check is the poll's
     await schedule.after(c, 'idle', now);
     expect(await schedule.isDue(c, now + IDLE - 1)).toBe(false);
