@@ -115,7 +115,14 @@ export class Dialer {
       notPlaced: (c, reason, retryAfterMs) => runs.notPlaced(c, reason, retryAfterMs),
       placed: (c) => runs.placed(c),
     };
-    this.providers = { simulateDurationMs: o.simulateDurationMs, random: o.random, sleep: o.sleep };
+    this.providers = {
+      simulateDurationMs: o.simulateDurationMs,
+      random: o.random,
+      sleep: o.sleep,
+      publicUrl: o.publicUrl,
+      secrets: o.secrets,
+      request: o.request,
+    };
   }
 
   /** Calls everything due now in the served campaigns, waits for those calls, returns. */
