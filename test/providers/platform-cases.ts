@@ -57,12 +57,13 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
           provider_base_url: baseUrl,
         }),
         callbackOf: (r) => JSON.parse(r.raw).assistantOverrides.server.url,
-        answered: (id) => (f.end(id, { endedReason: 'customer-ended-call', seconds: 42 }), f.webhook(id, 'end-of-call-report')),
-        busy: (id) => (f.end(id, { endedReason: 'customer-busy' }), f.webhook(id, 'end-of-call-report')),
-        progress: (id) => (f.setStatus(id, 'in-progress'), f.webhook(id, 'status-update')),
-        forged: (id) => (
-          f.end(id, { endedReason: 'customer-ended-call' }), f.webhook(id, 'end-of-call-report', { auth: 'hmac', hmacSecret: 'nope' })
-        ),
+        answered: (id) => after(f.end(id, { endedReason: 'customer-ended-call', seconds: 42 }), () => f.webhook(id, 'end-of-call-report')),
+        busy: (id) => after(f.end(id, { endedReason: 'customer-busy' }), () => f.webhook(id, 'end-of-call-report')),
+        progress: (id) => after(f.setStatus(id, 'in-progress'), () => f.webhook(id, 'status-update')),
+        forged: (id) =>
+          after(f.end(id, { endedReason: 'customer-ended-call' }), () =>
+            f.webhook(id, 'end-of-call-report', { auth: 'hmac', hmacSecret: 'nope' }),
+          ),
         refuseNextCreate: () => f.refuseNextCreate(429),
         baseUrl: f.baseUrl,
         creates: () => f.creates(),
@@ -80,10 +81,10 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
           provider_base_url: baseUrl,
         }),
         callbackOf: (r) => JSON.parse(r.raw).agent_override.agent.webhook_url,
-        answered: (id) => (f.end(id, { reason: 'user_hangup', seconds: 42 }), f.webhook(id, 'call_ended')),
-        busy: (id) => (f.end(id, { reason: 'dial_busy' }), f.webhook(id, 'call_ended')),
-        progress: (id) => (f.start(id), f.webhook(id, 'call_started')),
-        forged: (id) => (f.end(id, { reason: 'user_hangup' }), f.webhook(id, 'call_ended', { key: 'nope' })),
+        answered: (id) => after(f.end(id, { reason: 'user_hangup', seconds: 42 }), () => f.webhook(id, 'call_ended')),
+        busy: (id) => after(f.end(id, { reason: 'dial_busy' }), () => f.webhook(id, 'call_ended')),
+        progress: (id) => after(f.start(id), () => f.webhook(id, 'call_started')),
+        forged: (id) => after(f.end(id, { reason: 'user_hangup' }), () => f.webhook(id, 'call_ended', { key: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(429),
         baseUrl: f.baseUrl,
         creates: () => f.creates(),
@@ -102,11 +103,11 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
           provider_base_url: baseUrl,
         }),
         callbackOf: (r) => JSON.parse(r.raw).webhook,
-        answered: (id) => (f.end(id, { status: 'completed', answered_by: 'human', minutes: 0.7 }), f.webhook(id)),
-        busy: (id) => (f.end(id, { status: 'no-answer', answered_by: 'no-answer' }), f.webhook(id)),
+        answered: (id) => after(f.end(id, { status: 'completed', answered_by: 'human', minutes: 0.7 }), () => f.webhook(id)),
+        busy: (id) => after(f.end(id, { status: 'no-answer', answered_by: 'no-answer' }), () => f.webhook(id)),
         // Bland's second, delayed post-call payload (corrected transcript) is progress
-        progress: (id) => (f.end(id, { status: 'completed', answered_by: 'human' }), f.webhook(id, { delayed: true })),
-        forged: (id) => (f.end(id, { status: 'completed', answered_by: 'human' }), f.webhook(id, { secret: 'nope' })),
+        progress: (id) => after(f.end(id, { status: 'completed', answered_by: 'human' }), () => f.webhook(id, { delayed: true })),
+        forged: (id) => after(f.end(id, { status: 'completed', answered_by: 'human' }), () => f.webhook(id, { secret: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(429),
         baseUrl: f.baseUrl,
         creates: () => f.creates(),
@@ -124,10 +125,10 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
           provider_base_url: baseUrl,
         }),
         callbackOf: (r) => new URLSearchParams(r.raw).get('StatusCallback')!,
-        answered: (id) => (f.setStatus(id, 'completed', { duration: 42, answeredBy: 'human' }), f.webhook(id)),
-        busy: (id) => (f.setStatus(id, 'busy'), f.webhook(id)),
-        progress: (id) => (f.setStatus(id, 'ringing'), f.webhook(id)),
-        forged: (id) => (f.setStatus(id, 'completed', { duration: 1 }), f.webhook(id, { token: 'nope' })),
+        answered: (id) => after(f.setStatus(id, 'completed', { duration: 42, answeredBy: 'human' }), () => f.webhook(id)),
+        busy: (id) => after(f.setStatus(id, 'busy'), () => f.webhook(id)),
+        progress: (id) => after(f.setStatus(id, 'ringing'), () => f.webhook(id)),
+        forged: (id) => after(f.setStatus(id, 'completed', { duration: 1 }), () => f.webhook(id, { token: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(),
         baseUrl: f.baseUrl,
         creates: () => f.creates(),
@@ -136,5 +137,8 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
     }
   }
 }
+
+/** the fake's state changes first, then its webhook is built from it */
+const after = <T>(_changed: unknown, webhook: () => T): T => webhook();
 
 export const PLATFORM_NAMES = ['vapi', 'retell', 'bland', 'twilio'] as const;
