@@ -69,4 +69,24 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     schedule.wake(c.id);
     expect(await schedule.pollFinds(c, now)).toBe(true);
   });
+
+  it('a first load wakes no campaign (each is checked with one statement); a changed row wakes its campaign', async () => {
+    const idle = await makeCampaign(db);
+    const busy = await makeCampaign(db);
+    await seedLeads(db, busy, [{}]);
+    const [a, b] = [await load(idle), await load(busy)];
+    const schedule = new Schedule(db, IDLE, 1000);
+    const now = Date.now();
+    schedule.refreshed([a, b], []);
+    // the idle campaign is checked, not claimed; the one with a due lead is asked
+    expect(await schedule.isDue(a, now)).toBe(true);
+    expect(await schedule.pollFinds(a, now)).toBe(false);
+    expect(await schedule.pollFinds(b, now)).toBe(true);
+    // its settings change: asked at once, without the check
+    await schedule.after(a, 'idle', now);
+    const changed = { ...a, row: { ...a.row, name: 'renamed' } };
+    schedule.refreshed([changed], [a]);
+    expect(await schedule.isDue(changed, now)).toBe(true);
+    expect(await schedule.pollFinds(changed, now)).toBe(true);
+  });
 });
