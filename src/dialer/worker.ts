@@ -24,6 +24,7 @@ import { NotPlacedRuns } from './not-placed.js';
 import { logOutcome, type RunSummary } from './outcome-log.js';
 import type { ProviderOptions } from './providers/index.js';
 import { AttemptRecorder } from './recorder.js';
+import { reconciler } from './reconcile.js';
 import { recoverStale, renewCalls } from './recovery.js';
 import { Schedule } from './schedule.js';
 import { Wakeups } from './wakeups.js';
@@ -334,7 +335,7 @@ export class Dialer {
   }
 
   private async recover(): Promise<void> {
-    await recoverStale(this.store, this.now(), this.log);
+    await recoverStale(this.store, this.now(), this.log, reconciler(this.store, this.providers, this.log));
   }
 
   private heartbeat(): Promise<void> {

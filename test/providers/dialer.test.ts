@@ -81,3 +81,73 @@ describe.each(await availableStores())('the dialer through the platforms on %s',
     }
   });
 });
+
+describe.each(await availableStores())('reconciliation past the call timeout on %s', (kind) => {
+  let t: TestStore;
+  let db: Store;
+  beforeAll(async () => {
+    t = await createTestStore(kind);
+    db = await t.open();
+  });
+  afterAll(async () => {
+    await db.close();
+    await t.drop();
+  });
+  const CALL_TIMEOUT_MS = 60_000;
+  const worker = (campaignId: string, now = Date.now) =>
+    new Dialer({ store: db, logger: silent, campaignIds: [campaignId], publicUrl: PUBLIC_URL, request: localRequester, now });
+  const later = () => Date.now() + CALL_TIMEOUT_MS + 1000;
+
+  async function placed(name: (typeof PLATFORM_NAMES)[number]) {
+    const p = await startCase(name);
+    const campaignId = await makeCampaign(db, { ...p.settings(p.baseUrl), call_timeout_ms: CALL_TIMEOUT_MS });
+    const [lead] = await seedLeads(db, campaignId, [{}]);
+    await worker(campaignId).runOnce();
+    const [attempt] = await attemptRows(db, lead!);
+    expect(attempt).toMatchObject({ state: 'accepted' });
+    return { p, campaignId, lead: lead!, callId: attempt!.provider_call_id! };
+  }
+
+  it.each(PLATFORM_NAMES)('%s: a call whose webhook never came is looked up and closed with its outcome', async (name) => {
+    const { p, campaignId, lead, callId } = await placed(name);
+    try {
+      p.busy(callId); // the call ended; its webhook is lost
+      await worker(campaignId).runOnce();
+      expect(await attemptRows(db, lead)).toMatchObject([{ state: 'accepted' }]); // not before the timeout
+      await worker(campaignId, later).runOnce();
+      expect(await attemptRows(db, lead)).toMatchObject([
+        { state: 'closed', closed_by: 'timeout', outcome: name === 'bland' ? 'no-answer' : 'busy', counts: 1 },
+      ]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it.each(PLATFORM_NAMES)('%s: a call the platform does not know closes as unknown', async (name) => {
+    const { p, campaignId, lead, callId } = await placed(name);
+    try {
+      p.forget(callId);
+      await worker(campaignId, later).runOnce();
+      expect(await attemptRows(db, lead)).toMatchObject([{ state: 'closed', closed_by: 'timeout', outcome: 'unknown' }]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it.each(PLATFORM_NAMES)(
+    '%s: a call still live at the timeout is hung up through the platform (an abort), and closes as unknown',
+    async (name) => {
+      const { p, campaignId, lead, callId } = await placed(name);
+      try {
+        p.live(callId);
+        await worker(campaignId, later).runOnce();
+        expect(p.hangUps()).toHaveLength(1);
+        expect(await attemptRows(db, lead)).toMatchObject([
+          { state: 'closed', outcome: 'unknown', reason: `still in progress on ${name} at the call timeout: hung up` },
+        ]);
+      } finally {
+        await p.close();
+      }
+    },
+  );
+});

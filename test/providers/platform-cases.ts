@@ -39,6 +39,12 @@ export interface PlatformCase {
   /** the terminal webhook signed with the wrong secret */
   forged(id: string): Webhook;
   refuseNextCreate(): void;
+  /** the call is live (answered, talking) on the platform */
+  live(id: string): void;
+  /** the platform no longer knows the call */
+  forget(id: string): void;
+  /** the hang-up requests the platform received */
+  hangUps(): FakeRequest[];
   baseUrl: string;
   creates(): FakeRequest[];
   close(): Promise<void>;
@@ -65,6 +71,9 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
             f.webhook(id, 'end-of-call-report', { auth: 'hmac', hmacSecret: 'nope' }),
           ),
         refuseNextCreate: () => f.refuseNextCreate(429),
+        live: (id) => f.setStatus(id, 'in-progress'),
+        forget: (id) => f.forget(id),
+        hangUps: () => f.http.requests.filter((r) => r.path.startsWith('/control/')),
         baseUrl: f.baseUrl,
         creates: () => f.creates(),
         close: () => f.close(),
@@ -86,6 +95,9 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         progress: (id) => after(f.start(id), () => f.webhook(id, 'call_started')),
         forged: (id) => after(f.end(id, { reason: 'user_hangup' }), () => f.webhook(id, 'call_ended', { key: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(429),
+        live: (id) => f.start(id),
+        forget: (id) => f.forget(id),
+        hangUps: () => f.http.requests.filter((r) => r.path.startsWith('/v2/stop-call/')),
         baseUrl: f.baseUrl,
         creates: () => f.creates(),
         close: () => f.close(),
@@ -109,6 +121,9 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         progress: (id) => after(f.end(id, { status: 'completed', answered_by: 'human' }), () => f.webhook(id, { delayed: true })),
         forged: (id) => after(f.end(id, { status: 'completed', answered_by: 'human' }), () => f.webhook(id, { secret: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(429),
+        live: (id) => f.start(id),
+        forget: (id) => f.forget(id),
+        hangUps: () => f.http.requests.filter((r) => r.path.endsWith('/stop')),
         baseUrl: f.baseUrl,
         creates: () => f.creates(),
         close: () => f.close(),
@@ -130,6 +145,10 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         progress: (id) => after(f.setStatus(id, 'ringing'), () => f.webhook(id)),
         forged: (id) => after(f.setStatus(id, 'completed', { duration: 1 }), () => f.webhook(id, { token: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(),
+        live: (id) => f.setStatus(id, 'in-progress'),
+        forget: (id) => f.forget(id),
+        hangUps: () =>
+          f.http.requests.filter((r) => r.method === 'POST' && /\/Calls\/[^/]+\.json$/.test(r.path) && r.raw.includes('Status=')),
         baseUrl: f.baseUrl,
         creates: () => f.creates(),
         close: () => f.close(),
