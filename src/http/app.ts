@@ -95,8 +95,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     providerRoutes({ store, secrets: secretsFor(config.secretKey), publicUrl: config.publicUrl, request: defaultHttpRequester, now }),
     { prefix: '/api/v1/providers' },
   );
-  await app.register(dashboard({ store, limiter, now, postWindows: windows.dashboardPost, maxKeysPerCompany: config.maxKeysPerCompany }), {
-    prefix: '/dashboard',
-  });
+  await app.register(
+    dashboard({
+      store,
+      limiter,
+      now,
+      postWindows: windows.dashboardPost,
+      maxKeysPerCompany: config.maxKeysPerCompany,
+      secrets: secretsFor(config.secretKey),
+    }),
+    { prefix: '/dashboard' },
+  );
   return app;
 }
