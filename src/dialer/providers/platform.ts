@@ -22,7 +22,7 @@ export type PlatformSettings = Pick<
 >;
 
 /** where a platform posts one attempt's events: the webhook route of `leadline serve` */
-export function callbackUrl(publicUrl: string, platform: Platform['name'], attemptId: string): string {
+function callbackUrl(publicUrl: string, platform: Platform['name'], attemptId: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/api/v1/providers/${platform}/events?attemptId=${encodeURIComponent(attemptId)}`;
 }
 
