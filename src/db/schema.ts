@@ -35,6 +35,14 @@ export interface CampaignTable {
   paused_reason: string | null;
   /** calls in a row that could not be placed; 20 pause the campaign */
   not_placed_streak: number;
+  /** the platform's API key (Twilio: the auth token); sealed when SECRET_KEY is set (migration 0013) */
+  provider_secret: string | null;
+  /** the platform's --provider-option KEY=VALUE pairs as a JSON object; '{}' for simulate and webhook */
+  provider_options: string;
+  /** the platform's API, when not its public one */
+  provider_base_url: string | null;
+  /** the secret the platform signs its webhooks with, where that is not the API key; sealed like provider_secret */
+  provider_webhook_secret: string | null;
   created_at: number;
 }
 

@@ -22,6 +22,7 @@ const FAMILIES = [
   { prefix: '/api/v1/records', tag: 'records', noun: 'Record' },
   { prefix: '/api/v1/leads', tag: 'leads', noun: 'Lead' },
   { prefix: '/api/v1/attempts', tag: 'dialer', noun: 'Lead' },
+  { prefix: '/api/v1/providers', tag: 'dialer', noun: 'Lead' },
 ] as const;
 
 type RouteSchema = Record<string, unknown> & { operationId?: string; description?: string };
