@@ -163,6 +163,16 @@ interface EventTable {
   items: string;
 }
 
+/** one number on a company's do-not-call list (migration 0011) */
+export interface DncTable {
+  company_id: string;
+  /** E.164 */
+  phone_number: string;
+  added_at: number;
+  source: 'api' | 'cli' | 'dashboard' | 'import' | 'call';
+  reason: string | null;
+}
+
 export interface Database {
   companies: CompanyTable;
   campaigns: CampaignTable;
@@ -174,6 +184,7 @@ export interface Database {
   events: EventTable;
   users: UserTable;
   sessions: SessionTable;
+  dnc: DncTable;
 }
 
 /** a dashboard account; belongs to exactly one company */

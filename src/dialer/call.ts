@@ -49,8 +49,8 @@ export type LeadOutcome =
   | { kind: 'deferred'; until: string }
   /** stopped before anything was placed: the claim is given back, due again at once */
   | { kind: 'released' }
-  /** right before the call, the claim was found lost or the lead deleted: no call */
-  | { kind: 'skipped'; why: 'claim lost' | 'gone' };
+  /** right before the call, the claim was found lost, the lead deleted, or its number on the do-not-call list: no call */
+  | { kind: 'skipped'; why: 'claim lost' | 'gone' | 'do-not-call' };
 
 /** When nothing overlaps (a narrow window over far-apart zones), look again a day later. */
 const NO_OVERLAP_RETRY_MS = 24 * 3_600_000;
@@ -115,10 +115,19 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
   }
 
   // Right before placing the call: the attempt is written, and only if the
-  // claim is still this worker's and the lead still exists (a lead deleted
-  // while its predial lookup ran is not called).
+  // claim is still this worker's, the lead still exists (a lead deleted
+  // while its predial lookup ran is not called) and its number is not on the
+  // company's do-not-call list (listed since the claim, or a prefetch lead's
+  // number learnt just now). A listed lead is given back: it is not due while
+  // listed, and due again if its number is removed. A prefetch lead keeps no
+  // number for the claim to check, so it waits the campaign's retry delay
+  // before its number is fetched again.
   const attemptId = newAttemptId();
   const opened = await deps.open({ attemptId, lead, phoneNumber, startedAt, deadlineAt: startedAt + campaign.callTimeoutMs });
+  if (opened === 'do-not-call') {
+    const until = lead.phoneNumber === null ? new Date(deps.now() + campaign.retry.defaultMs).toISOString() : undefined;
+    await store.queue.release(lead, { now: deps.now(), until });
+  }
   if (opened !== 'opened') return { kind: 'skipped', why: opened };
 
   const finish = async (e: Ending): Promise<AttemptResult> => deps.close(closingFor(lead, attemptId, e, campaign.retry));

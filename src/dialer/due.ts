@@ -13,6 +13,7 @@ const DUE_REASONS = [
   'local time',
   'claimed by another worker',
   'campaign paused',
+  "on the company's do-not-call list",
 ] as const;
 export type DueReason = (typeof DUE_REASONS)[number];
 
@@ -30,6 +31,8 @@ export interface DueInput {
    * hold in every one; [] means nothing is known, so the campaign's zone is used.
    */
   leadZones: string[];
+  /** the lead's number's entry on its company's do-not-call list; absent or null when not listed */
+  doNotCall?: { addedAt: Date; source: string } | null;
 }
 
 export interface DueExplanation {
@@ -80,7 +83,13 @@ export function explainDue(input: DueInput, now: Date): DueExplanation {
     details['campaign paused'] = campaign.pausedReason!;
   }
 
-  const nextDueAt = concluded || usedUp || paused ? null : earliestDue(input, zones, now);
+  const listed = input.doNotCall ?? null;
+  if (listed) {
+    reasons.push("on the company's do-not-call list");
+    details["on the company's do-not-call list"] = `added ${listed.addedAt.toISOString()}, source ${listed.source}`;
+  }
+
+  const nextDueAt = concluded || usedUp || paused || listed ? null : earliestDue(input, zones, now);
   return { due: reasons.length === 0, reasons, details, nextDueAt, zones };
 }
 

@@ -26,6 +26,7 @@ export async function explainLead(
   const claimed = lead.claimed_by !== null;
   // The zones the claim checks (local-zones.ts): stored on the lead, or, until
   // the dialer has stored them, what it will store.
+  const listed = lead.phone_number === null ? undefined : await store.dnc.get(campaign.company_id, lead.phone_number);
   const stored = lead.local_zones === null ? undefined : await zonesOfSet(store, Number(lead.local_zones));
   return explainDue(
     {
@@ -43,6 +44,7 @@ export async function explainLead(
         pausedReason: campaign.paused_at === null ? null : (campaign.paused_reason ?? 'paused'),
       },
       leadZones: stored ?? zonesForLead({ phoneNumber: lead.phone_number, metadata: parseMetadata(lead.metadata) }),
+      doNotCall: listed ? { addedAt: new Date(listed.addedAt), source: listed.source } : null,
     },
     new Date(now),
   );

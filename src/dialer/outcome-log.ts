@@ -12,6 +12,12 @@ export interface RunSummary {
   deferred: number;
 }
 
+const SKIPPED = {
+  gone: 'not called: the lead was deleted',
+  'claim lost': 'not called: the claim was lost',
+  'do-not-call': "not called: the number is on the company's do-not-call list",
+} as const;
+
 export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, r: LeadOutcome, ms: number): void {
   // The number dialled stays in the attempts table, out of the logs.
   const base = { campaignId: lead.campaignId, leadId: lead.id, worker: lead.claimedBy };
@@ -24,7 +30,7 @@ export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, 
       log.info(base, 'released before the call: the dialer is stopping');
       return;
     case 'skipped':
-      log.warn({ ...base, why: r.why }, r.why === 'gone' ? 'not called: the lead was deleted' : 'not called: the claim was lost');
+      log.warn({ ...base, why: r.why }, SKIPPED[r.why]);
       return;
     case 'awaiting':
       log.info(

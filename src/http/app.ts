@@ -21,6 +21,7 @@ import { enforce, refundBodyRefusals, windowsFor } from './limits.js';
 import { registerOpenApi } from './openapi.js';
 import { healthRoutes } from './routes/health.js';
 import { attemptRoutes } from './routes/attempts.js';
+import { dncRoutes } from './routes/dnc.js';
 import { leadRoutes } from './routes/leads.js';
 import { dashboard } from '../web/plugin.js';
 
@@ -88,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(leadRoutes(leads), { prefix: '/api/v1/leads' });
   await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
   await app.register(attemptRoutes(store, now), { prefix: '/api/v1/attempts' });
+  await app.register(dncRoutes(store, now), { prefix: '/api/v1/dnc' });
   await app.register(dashboard({ store, limiter, now, postWindows: windows.dashboardPost, maxKeysPerCompany: config.maxKeysPerCompany }), {
     prefix: '/dashboard',
   });

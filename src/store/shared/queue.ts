@@ -1,10 +1,14 @@
 /** Queue statements written once for both databases; the dialect classes extend this. */
 import { sql } from 'kysely';
 import type { AttemptOpening, AttemptResult, Closing, OpenResult, PendingAttempt, QueueStore } from '../queue.js';
+import { KyselyDncStore } from '../dnc.js';
 import { SharedClaimStore, groupBy, iso, statusItem } from './claims.js';
 import { pendingAttempts } from './pending.js';
 
-export { CLAIMED_STATUS, type ClaimRow, dueTime, iso, unheld } from './claims.js';
+export { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld } from './claims.js';
+
+/** the outcome of a call in which the person asked not to be called again (src/dialer/providers/platforms/types.ts) */
+const DO_NOT_CALL = 'do-not-call';
 
 /** The queue: claims (claims.ts), and the attempts written under them. */
 export abstract class SharedQueueStore extends SharedClaimStore implements QueueStore {
@@ -23,7 +27,12 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
   open(batch: readonly AttemptOpening[], now: number): Promise<OpenResult[]> {
     if (batch.length === 0) return Promise.resolve([]);
     return this.inWriteTx(async (self) => {
-      const opened = await self.openRows(batch);
+      // A number listed since the claim (or a prefetch lead's number, known only now) is not called.
+      const key = (o: AttemptOpening) => `${o.lead.campaignId} ${o.phoneNumber}`;
+      const listed = await new KyselyDncStore(self.ex, self.events).listedFor(
+        batch.flatMap((o) => (o.phoneNumber === null ? [] : [{ campaignId: o.lead.campaignId, phoneNumber: o.phoneNumber }])),
+      );
+      const opened = await self.openRows(batch.filter((o) => !listed.has(key(o))));
       const missing = batch.filter((o) => !opened.has(o.attemptId)).map((o) => o.lead.seq);
       const present = new Set<number>();
       if (missing.length > 0)
@@ -40,7 +49,11 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
         }));
         await self.events.append({ type: 'attempt.started', campaignId, items, now });
       }
-      return batch.map((o): OpenResult => (opened.has(o.attemptId) ? 'opened' : present.has(o.lead.seq) ? 'claim lost' : 'gone'));
+      return batch.map((o): OpenResult => {
+        if (opened.has(o.attemptId)) return 'opened';
+        if (listed.has(key(o))) return 'do-not-call';
+        return present.has(o.lead.seq) ? 'claim lost' : 'gone';
+      });
     });
   }
 
@@ -70,6 +83,10 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
     if (batch.length === 0) return Promise.resolve([]);
     return this.inWriteTx(async (self) => {
       const closed = await self.closeRows(batch, closedBy);
+      await self.listAsked(
+        batch.filter((c) => c.outcome === DO_NOT_CALL && closed.has(c.attemptId)),
+        now,
+      );
       const moved = await self.moveLeads(batch.filter((c) => c.move !== null && closed.has(c.attemptId)));
       const lost = batch.filter((c) => c.move !== null && closed.has(c.attemptId) && !moved.has(c.move.seq)).map((c) => c.move!.seq);
       const present = new Set<number>();
@@ -101,6 +118,25 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
         return present.has(c.move.seq) ? { result: 'claim lost' } : { result: 'gone' };
       });
     });
+  }
+
+  /** the person asked not to be called: their number goes on the company's do-not-call list (source `call`) with the attempt's close */
+  private async listAsked(asked: readonly Closing[], now: number): Promise<void> {
+    if (asked.length === 0) return;
+    const rows = await this.ex
+      .selectFrom('attempts')
+      .select(['attempt_id', 'company_id', 'phone_number'])
+      .where(
+        'attempt_id',
+        'in',
+        asked.map((c) => c.attemptId),
+      )
+      .where('phone_number', 'is not', null)
+      .execute();
+    const reasons = new Map(asked.map((c) => [c.attemptId, c.reason]));
+    const dnc = new KyselyDncStore(this.ex, this.events);
+    for (const r of rows)
+      await dnc.add(r.company_id, [r.phone_number!], { source: 'call', reason: reasons.get(r.attempt_id) ?? null, now });
   }
 
   async pending(attemptId: string): Promise<PendingAttempt | undefined> {
