@@ -11,6 +11,7 @@ import { AppError, MESSAGES } from '../errors.js';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/lifecycle.js';
 import { type Access, LeadService } from '../leads/service.js';
 import type { CampaignRow } from '../store/campaigns.js';
+import { liveDialers } from '../dialer/heartbeat.js';
 import type { Store } from '../store/index.js';
 import type { LeadRow } from '../store/leads.js';
 import { type Activity, activity, type LeadDialerView, leadDialer, recycle } from './activity.js';
@@ -146,6 +147,13 @@ export class Dashboard {
 
   recycle(campaign: CampaignRow): Promise<number> {
     return recycle(this.store, campaign);
+  }
+
+  /** the running dialers that serve any of these campaigns: whether calling happens at all */
+  async dialers(campaignIds: readonly string[]): Promise<{ running: number; lastClaimAt: number | null }> {
+    const live = await liveDialers(this.store, this.now(), campaignIds);
+    const claims = live.map((d) => d.last_claim_at ?? 0);
+    return { running: live.length, lastClaimAt: Math.max(0, ...claims) || null };
   }
 
   async keys(companyId: string): Promise<(KeySummary & { campaignName: string | null })[]> {
