@@ -12,13 +12,13 @@ import type { DncEntry, DncSource } from '../store/dnc.js';
 import type { Store } from '../store/index.js';
 
 export const MAX_DNC_BATCH = 1000;
-const E164 = /^\+[1-9][0-9]{1,14}$/;
+export const E164 = /^\+[1-9][0-9]{1,14}$/;
 const CAMPAIGN_KEY_REFUSED = "A campaign's key cannot use the company's do-not-call list; use a company-wide key";
 
 type Access = Pick<Principal, 'companyId' | 'campaignId'>;
 
 /** an entry as the API and the CLI show it */
-const shownEntry = (e: DncEntry) => ({
+export const shownEntry = (e: DncEntry) => ({
   phoneNumber: e.phoneNumber,
   addedAt: new Date(e.addedAt).toISOString(),
   source: e.source,
