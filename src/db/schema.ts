@@ -7,6 +7,12 @@ export interface CompanyTable {
   created_at: number;
 }
 
+/** company settings added later (migration 0011); each has a default, so inserts need not name it */
+interface CompanySettingColumns {
+  /** calls placed to one number across the company's campaigns per rolling window, e.g. "3/24h,7/7d"; '' for none */
+  call_caps: Generated<string>;
+}
+
 export interface CampaignTable {
   id: string;
   company_id: string;
@@ -174,7 +180,7 @@ export interface DncTable {
 }
 
 export interface Database {
-  companies: CompanyTable;
+  companies: CompanyTable & CompanySettingColumns;
   campaigns: CampaignTable;
   api_keys: ApiKeyTable;
   leads: LeadTable & LeadDialerColumns;

@@ -16,6 +16,8 @@ const SKIPPED = {
   gone: 'not called: the lead was deleted',
   'claim lost': 'not called: the claim was lost',
   'do-not-call': "not called: the number is on the company's do-not-call list",
+  'number busy': 'not called: a call to the number is in progress in another campaign',
+  'call cap': "not called: the number is at the company's per-number call cap",
 } as const;
 
 export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, r: LeadOutcome, ms: number): void {

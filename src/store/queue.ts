@@ -67,8 +67,13 @@ export interface AttemptOpening {
   deadlineAt: number;
 }
 
-/** 'do-not-call': the number is on the company's list; nothing was written, the claim is still held */
-export type OpenResult = 'opened' | 'claim lost' | 'gone' | 'do-not-call';
+/**
+ * Not opened, the claim still held and nothing written: 'do-not-call', the
+ * number is on the company's list; 'number busy', a call to it is in
+ * progress in the company; 'call cap', it is at one of the company's
+ * per-number call caps.
+ */
+export type OpenResult = 'opened' | 'claim lost' | 'gone' | 'do-not-call' | 'number busy' | 'call cap';
 
 /** an attempt's end, and the lead's move it brings (decided by src/dialer/attempts.ts from the lifecycle) */
 export interface Closing {

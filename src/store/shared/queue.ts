@@ -1,6 +1,8 @@
 /** Queue statements written once for both databases; the dialect classes extend this. */
 import { sql } from 'kysely';
 import type { AttemptOpening, AttemptResult, Closing, OpenResult, PendingAttempt, QueueStore } from '../queue.js';
+import { capReached, parseCallCaps } from '../../compliance/call-caps.js';
+import { KyselyAttemptStore } from '../attempts.js';
 import { KyselyDncStore } from '../dnc.js';
 import { SharedClaimStore, groupBy, iso, statusItem } from './claims.js';
 import { pendingAttempts } from './pending.js';
@@ -32,7 +34,11 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
       const listed = await new KyselyDncStore(self.ex, self.events).listedFor(
         batch.flatMap((o) => (o.phoneNumber === null ? [] : [{ campaignId: o.lead.campaignId, phoneNumber: o.phoneNumber }])),
       );
-      const opened = await self.openRows(batch.filter((o) => !listed.has(key(o))));
+      const held = await self.numberHeld(
+        batch.filter((o) => !listed.has(key(o))),
+        now,
+      );
+      const opened = await self.openRows(batch.filter((o) => !listed.has(key(o)) && !held.has(o.attemptId)));
       const missing = batch.filter((o) => !opened.has(o.attemptId)).map((o) => o.lead.seq);
       const present = new Set<number>();
       if (missing.length > 0)
@@ -52,9 +58,62 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
       return batch.map((o): OpenResult => {
         if (opened.has(o.attemptId)) return 'opened';
         if (listed.has(key(o))) return 'do-not-call';
+        const why = held.get(o.attemptId);
+        if (why) return why;
         return present.has(o.lead.seq) ? 'claim lost' : 'gone';
       });
     });
+  }
+
+  /**
+   * The openings whose number may not be called now, and why: a call to it
+   * is in progress in the company (in any campaign, or earlier in this
+   * batch), or it is at one of the company's per-number call caps. On
+   * PostgreSQL a transaction lock per number makes two dialers opening calls
+   * to the same number take turns, so the second sees the first's attempt.
+   */
+  private async numberHeld(batch: readonly AttemptOpening[], now: number): Promise<Map<string, 'number busy' | 'call cap'>> {
+    const held = new Map<string, 'number busy' | 'call cap'>();
+    const numbered = batch.filter((o) => o.phoneNumber !== null);
+    if (numbered.length === 0) return held;
+    const companies = await this.ex
+      .selectFrom('campaigns as p')
+      .innerJoin('companies as c', 'c.id', 'p.company_id')
+      .select(['p.id', 'c.id as company_id', 'c.call_caps'])
+      .where('p.id', 'in', [...new Set(numbered.map((o) => o.lead.campaignId))])
+      .execute();
+    const companyOf = new Map(companies.map((r) => [r.id, r]));
+    const numberKey = (o: AttemptOpening) => `${companyOf.get(o.lead.campaignId)?.company_id} ${o.phoneNumber}`;
+    if (this.db.dialect === 'postgres')
+      for (const k of [...new Set(numbered.map(numberKey))].sort())
+        await sql`select pg_advisory_xact_lock(hashtext(${`number:${k}`}))`.execute(this.ex);
+    const attempts = new KyselyAttemptStore(this.ex);
+    const seen = new Set<string>();
+    for (const o of numbered) {
+      const company = companyOf.get(o.lead.campaignId);
+      if (!company) continue;
+      const k = numberKey(o);
+      const busy =
+        seen.has(k) ||
+        (await this.ex
+          .selectFrom('attempts')
+          .select('attempt_id')
+          .where('company_id', '=', company.company_id)
+          .where('phone_number', '=', o.phoneNumber)
+          .where('state', '<>', 'closed')
+          .limit(1)
+          .executeTakeFirst()) !== undefined;
+      seen.add(k);
+      if (busy) {
+        held.set(o.attemptId, 'number busy');
+        continue;
+      }
+      const caps = parseCallCaps(company.call_caps);
+      if (caps.length === 0) continue;
+      const since = now - Math.max(...caps.map((c) => c.windowMs));
+      if (capReached(caps, await attempts.placedTo(company.company_id, o.phoneNumber!, since), now)) held.set(o.attemptId, 'call cap');
+    }
+    return held;
   }
 
   accept(attemptId: string, o: { providerCallId: string | null; control?: string | null; deadlineAt: number }): Promise<boolean> {
