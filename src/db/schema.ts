@@ -7,6 +7,12 @@ export interface CompanyTable {
   created_at: number;
 }
 
+/** company settings added later (migration 0011); each has a default, so inserts need not name it */
+interface CompanySettingColumns {
+  /** calls placed to one number across the company's campaigns per rolling window, e.g. "3/24h,7/7d"; '' for none */
+  call_caps: Generated<string>;
+}
+
 export interface CampaignTable {
   id: string;
   company_id: string;
@@ -171,8 +177,18 @@ interface EventTable {
   items: string;
 }
 
+/** one number on a company's do-not-call list (migration 0011) */
+export interface DncTable {
+  company_id: string;
+  /** E.164 */
+  phone_number: string;
+  added_at: number;
+  source: 'api' | 'cli' | 'dashboard' | 'import' | 'call';
+  reason: string | null;
+}
+
 export interface Database {
-  companies: CompanyTable;
+  companies: CompanyTable & CompanySettingColumns;
   campaigns: CampaignTable;
   api_keys: ApiKeyTable;
   leads: LeadTable & LeadDialerColumns;
@@ -182,6 +198,7 @@ export interface Database {
   events: EventTable;
   users: UserTable;
   sessions: SessionTable;
+  dnc: DncTable;
 }
 
 /** a dashboard account; belongs to exactly one company */

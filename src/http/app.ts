@@ -24,6 +24,7 @@ import { attemptRoutes } from './routes/attempts.js';
 import { providerRoutes } from './routes/providers.js';
 import { secretsFor } from '../crypto/secrets.js';
 import { defaultHttpRequester } from '../net/http.js';
+import { dncRoutes } from './routes/dnc.js';
 import { leadRoutes } from './routes/leads.js';
 import { dashboard } from '../web/plugin.js';
 
@@ -91,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(leadRoutes(leads), { prefix: '/api/v1/leads' });
   await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
   await app.register(attemptRoutes(store, now), { prefix: '/api/v1/attempts' });
+  await app.register(dncRoutes(store, now), { prefix: '/api/v1/dnc' });
   await app.register(
     providerRoutes({ store, secrets: secretsFor(config.secretKey), publicUrl: config.publicUrl, request: defaultHttpRequester, now }),
     { prefix: '/api/v1/providers' },
