@@ -19,6 +19,7 @@ import { harden, serverOptions } from './hardening.js';
 import { parseJsonBodies } from './json-body.js';
 import { enforce, refundBodyRefusals, windowsFor } from './limits.js';
 import { registerOpenApi } from './openapi.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { attemptRoutes } from './routes/attempts.js';
 import { providerRoutes } from './routes/providers.js';
@@ -97,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     providerRoutes({ store, secrets: secretsFor(config.secretKey), publicUrl: config.publicUrl, request: defaultHttpRequester, now }),
     { prefix: '/api/v1/providers' },
   );
+  await app.register(eventRoutes(store), { prefix: '/api/v1/events' });
   await app.register(
     dashboard({
       store,

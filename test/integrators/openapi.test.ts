@@ -309,6 +309,19 @@ describe('real responses of every endpoint validate against the document', () =>
   });
   it("the company's do-not-call list", () => dnc());
 
+  const pulled = once('events', async () => {
+    const path = '/api/v1/events';
+    await awaitingAttempt('+14155550602'); // lead.created, lead.status_changed, attempt.started
+    const page = await f.request('GET', path, { query: { limit: '1000' } });
+    const types = new Set(page.body.data.events.map((e: any) => e.type));
+    for (const type of ['lead.created', 'lead.status_changed', 'attempt.started']) expect(types).toContain(type);
+    check('GET', path, page); // 200
+    check('GET', path, await f.request('GET', path, { query: { after: 'garbage' } })); // 400
+    check('GET', path, await f.request('GET', path, { key: null })); // 401
+    check('GET', path, await f.request('GET', path, { query: { campaignId: f.ids.campaignB } })); // 404
+  });
+  it('the pull API', () => pulled());
+
   it('(the check itself fails on a body, status or header the document does not allow)', () => {
     const strict = responseChecker(doc);
     const headers = { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' };
@@ -380,7 +393,7 @@ describe('real responses of every endpoint validate against the document', () =>
 
   it('covered every documented status: each operation its own, and the generic ones somewhere', async () => {
     for (const prefix of PREFIXES) await everyClientError(prefix)();
-    for (const run of [publicEndpoints, everyLimit, brokenDatabase, goneDatabase, outcomes, providerEvents, dnc]) await run();
+    for (const run of [publicEndpoints, everyLimit, brokenDatabase, goneDatabase, outcomes, providerEvents, dnc, pulled]) await run();
     // 413, 415, 429, 500 and 503 come from the same code for every operation; one of each is enough.
     const generic = ['413', '415', '429', '500', '503'];
     const documented = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>
