@@ -8,6 +8,7 @@ import { loadConfig } from '../config.js';
 import { OutboundPolicy, setOutboundPolicy } from '../net/outbound.js';
 import { openStore } from '../store/index.js';
 import { parseDuration, parseDurationRange } from '../scheduling/duration.js';
+import { LIVE_MS } from '../dialer/heartbeat.js';
 import { Dialer } from '../dialer/worker.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
@@ -32,9 +33,6 @@ function durationRange(raw: string): [number, number] {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/** a dialer is live while its heartbeat (every 5 s) is younger than this */
-const LIVE_MS = 15_000;
 
 export function registerDialer(program: Command): void {
   const dialer = program

@@ -2,6 +2,9 @@
 import { hostname } from 'node:os';
 import type { Store } from '../store/index.js';
 
+/** a dialer is live while its heartbeat (every 5 s) is younger than this */
+export const LIVE_MS = 15_000;
+
 /** rows of dialers that stopped without saying so (killed) are forgotten after this */
 const FORGET_AFTER_MS = 3_600_000;
 

@@ -10,8 +10,17 @@ export function overviewRoutes(dash: Dashboard) {
       const v = viewer(request);
       const [campaigns, keys] = await Promise.all([dash.campaigns(v.companyId), dash.keys(v.companyId)]);
       const activeKeys = keys.filter((k) => k.status === 'active').length;
-      const calls = await dash.activity(campaigns.map((c) => c.campaign));
-      return send(reply, 200, overviewPage(v, { totals: Dashboard.totals(campaigns), campaigns, activeKeys, activity: calls }));
+      const rows = campaigns.map((c) => c.campaign);
+      const [calls, dialers] = await Promise.all([dash.activity(rows), dash.dialers(rows)]);
+      const page = overviewPage(v, {
+        totals: Dashboard.totals(campaigns),
+        campaigns,
+        activeKeys,
+        activity: calls,
+        dialers,
+        now: dash.now(),
+      });
+      return send(reply, 200, page);
     });
   };
 }

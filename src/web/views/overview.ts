@@ -1,14 +1,21 @@
 /** The overview: is calling happening, at a glance. */
-import type { Activity } from '../activity.js';
+import type { Activity, DialersRunning } from '../activity.js';
 import type { CampaignSummary, Counts } from '../dashboard.js';
 import { html, href, seg } from '../html.js';
 import { activitySection } from './activity.js';
-import { count, page, type Viewer } from './layout.js';
+import { count, notice, page, type Viewer } from './layout.js';
 import { LEAD_STATUSES } from '../../leads/lifecycle.js';
 
 export function overviewPage(
   v: Viewer,
-  o: { totals: Counts; campaigns: readonly CampaignSummary[]; activeKeys: number; activity: Activity },
+  o: {
+    totals: Counts;
+    campaigns: readonly CampaignSummary[];
+    activeKeys: number;
+    activity: Activity;
+    dialers: DialersRunning;
+    now: number;
+  },
 ): string {
   const stat = (n: number, label: string) => html`<div class="stat"><div class="n">${count(n)}</div><div class="l">${label}</div></div>`;
   return page(
@@ -16,6 +23,7 @@ export function overviewPage(
     html`<h1>Overview</h1>
 <p class="sub">${v.companyName} · ${o.campaigns.length} campaign${o.campaigns.length === 1 ? '' : 's'} ·
   <a href="${href('/settings/keys')}">${o.activeKeys} active API key${o.activeKeys === 1 ? '' : 's'}</a></p>
+${dialerStatus(o.dialers, o.now)}
 <h2>Leads by status</h2>
 <div class="stats">
   ${stat(o.totals.total, 'all leads')}
@@ -35,5 +43,20 @@ ${activitySection(o.activity)}
         : html`<tr><td colspan="7" class="empty">No campaigns yet: <a href="${href('/campaigns/new')}">create one</a>.</td></tr>`
     }</tbody>
 </table>`,
+  );
+}
+
+/** is anything calling? From the dialers' heartbeats (every 5 s; silent for 15 s counts as stopped) */
+function dialerStatus(d: DialersRunning, now: number) {
+  if (d.workers === 0) {
+    return notice(
+      'warn',
+      html`<strong>No dialer is running</strong> for these campaigns: leads are not being called. Start one with <code>leadline dialer</code>.`,
+    );
+  }
+  const ago = Math.max(0, Math.round((now - (d.lastBeatAt ?? now)) / 1000));
+  return notice(
+    'ok',
+    html`<strong>Dialer running</strong>: ${d.workers} worker${d.workers === 1 ? '' : 's'}, last heartbeat ${ago} s ago.`,
   );
 }
