@@ -8,12 +8,11 @@ import { loadConfig } from '../config.js';
 import { OutboundPolicy, setOutboundPolicy } from '../net/outbound.js';
 import { openStore } from '../store/index.js';
 import { parseDuration, parseDurationRange } from '../scheduling/duration.js';
-import { LIVE_MS } from '../dialer/heartbeat.js';
+import { liveDialers } from '../dialer/heartbeat.js';
 import { Dialer } from '../dialer/worker.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { arg, output, withStore } from './context.js';
-import { announceDatabase } from './database.js';
 
 function duration(name: string, minMs = 0) {
   return (raw: string): number => {
@@ -66,7 +65,6 @@ export function registerDialer(program: Command): void {
       // predial and the webhook provider go only where OUTBOUND_ALLOW lets them (src/net/outbound.ts)
       setOutboundPolicy(new OutboundPolicy(config.outboundAllow));
       const logger = createLogger(config.logLevel);
-      announceDatabase(config.database, { create: false });
       const store = openStore(config.database, {
         pgPoolSize: config.pgPoolSize,
         pgStatementTimeoutMs: config.pgStatementTimeoutMs,
@@ -119,7 +117,7 @@ export function registerDialer(program: Command): void {
       withStore(async (store) => {
         const now = Date.now();
         const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-        const live = (await store.dialers.live(now - LIVE_MS)).map((d) => ({
+        const live = (await liveDialers(store, now)).map((d) => ({
           id: d.id,
           host: d.host,
           pid: d.pid,

@@ -6,7 +6,6 @@
  */
 import type { DueExplanation } from '../dialer/due.js';
 import { explainLead } from '../dialer/explain.js';
-import { LIVE_MS } from '../dialer/heartbeat.js';
 import type { AttemptRow, HourlyCalls } from '../store/attempts.js';
 import type { CallChart } from './views/chart.js';
 import type { CampaignRow } from '../store/campaigns.js';
@@ -60,22 +59,6 @@ export async function activity(store: Store, campaigns: readonly CampaignRow[], 
     byCampaign: new Map(counts.map((c) => [c.campaignId, c])),
     last: last.map((a) => ({ ...a, campaignName: names.get(a.campaign_id) ?? a.campaign_id })),
   };
-}
-
-/** the live dialers that call any of these campaigns (a dialer without --campaign calls them all) */
-export interface DialersRunning {
-  workers: number;
-  /** the most recent heartbeat among them */
-  lastBeatAt: number | null;
-}
-
-export async function dialersRunning(store: Store, campaigns: readonly CampaignRow[], now: number): Promise<DialersRunning> {
-  const ids = new Set(campaigns.map((c) => c.id));
-  // only whether and when: another company's campaigns, hosts or calls never show
-  const live = (await store.dialers.live(now - LIVE_MS)).filter(
-    (d) => d.campaigns === 'all' || d.campaigns.split(',').some((id) => ids.has(id)),
-  );
-  return { workers: live.length, lastBeatAt: live.length ? Math.max(...live.map((d) => d.heartbeat_at)) : null };
 }
 
 export interface LeadDialerView {

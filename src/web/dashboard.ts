@@ -12,11 +12,12 @@ import { decodeCursor, encodeCursor } from '../leads/cursor.js';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/lifecycle.js';
 import { type Access, LeadService } from '../leads/service.js';
 import type { CampaignRow } from '../store/campaigns.js';
+import { liveDialers } from '../dialer/heartbeat.js';
 import type { Store } from '../store/index.js';
 import type { LeadRow } from '../store/leads.js';
 import { createUser, type IssuedPassword, listUsers, removeUser, resetPassword } from './accounts.js';
 import { campaignName } from './campaign-form.js';
-import { type Activity, activity, type DialersRunning, dialersRunning, type LeadDialerView, leadDialer, recycle } from './activity.js';
+import { type Activity, activity, type LeadDialerView, leadDialer, recycle } from './activity.js';
 
 export type Counts = Record<LeadStatus, number> & { total: number };
 export interface CampaignSummary {
@@ -158,11 +159,6 @@ export class Dashboard {
     return activity(this.store, campaigns, this.now());
   }
 
-  /** whether a dialer is calling the company's campaigns, from the dialers' heartbeats */
-  dialers(campaigns: readonly CampaignRow[]): Promise<DialersRunning> {
-    return dialersRunning(this.store, campaigns, this.now());
-  }
-
   /** one lead's attempts and why it is (not) being called */
   leadDialer(campaign: CampaignRow, lead: LeadView): Promise<LeadDialerView> {
     return leadDialer(this.store, campaign, lead, this.now());
@@ -170,6 +166,13 @@ export class Dashboard {
 
   recycle(campaign: CampaignRow): Promise<number> {
     return recycle(this.store, campaign);
+  }
+
+  /** the running dialers that serve any of these campaigns: whether calling happens at all */
+  async dialers(campaignIds: readonly string[]): Promise<{ running: number; lastClaimAt: number | null }> {
+    const live = await liveDialers(this.store, this.now(), campaignIds);
+    const claims = live.map((d) => d.last_claim_at ?? 0);
+    return { running: live.length, lastClaimAt: Math.max(0, ...claims) || null };
   }
 
   async keys(companyId: string): Promise<(KeySummary & { campaignName: string | null })[]> {

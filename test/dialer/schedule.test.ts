@@ -49,9 +49,10 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     const c = await load(id);
     const schedule = new Schedule(db, IDLE, 1000);
     const now = Date.now();
-    // never asked yet: asked at once, without the check
+    // never asked yet: due for a check, which finds nothing due and waits for the lead's time
     expect(await schedule.isDue(c, now)).toBe(true);
-    expect(await schedule.pollFinds(c, now)).toBe(true);
+    expect(await schedule.pollFinds(c, now)).toBe(false);
+    expect(schedule.nextCheck(now)).toBe(now + IDLE);
     // asked, nothing due before the poll: the next check is the poll's
     await schedule.after(c, 'idle', now);
     expect(await schedule.isDue(c, now + IDLE - 1)).toBe(false);
@@ -67,5 +68,25 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     await schedule.after(c, 'idle', now);
     schedule.wake(c.id);
     expect(await schedule.pollFinds(c, now)).toBe(true);
+  });
+
+  it('a first load wakes no campaign (each is checked with one statement); a changed row wakes its campaign', async () => {
+    const idle = await makeCampaign(db);
+    const busy = await makeCampaign(db);
+    await seedLeads(db, busy, [{}]);
+    const [a, b] = [await load(idle), await load(busy)];
+    const schedule = new Schedule(db, IDLE, 1000);
+    const now = Date.now();
+    schedule.refreshed([a, b], []);
+    // the idle campaign is checked, not claimed; the one with a due lead is asked
+    expect(await schedule.isDue(a, now)).toBe(true);
+    expect(await schedule.pollFinds(a, now)).toBe(false);
+    expect(await schedule.pollFinds(b, now)).toBe(true);
+    // its settings change: asked at once, without the check
+    await schedule.after(a, 'idle', now);
+    const changed = { ...a, row: { ...a.row, name: 'renamed' } };
+    schedule.refreshed([changed], [a]);
+    expect(await schedule.isDue(changed, now)).toBe(true);
+    expect(await schedule.pollFinds(changed, now)).toBe(true);
   });
 });

@@ -10,17 +10,9 @@ export function overviewRoutes(dash: Dashboard) {
       const v = viewer(request);
       const [campaigns, keys] = await Promise.all([dash.campaigns(v.companyId), dash.keys(v.companyId)]);
       const activeKeys = keys.filter((k) => k.status === 'active').length;
-      const rows = campaigns.map((c) => c.campaign);
-      const [calls, dialers] = await Promise.all([dash.activity(rows), dash.dialers(rows)]);
-      const page = overviewPage(v, {
-        totals: Dashboard.totals(campaigns),
-        campaigns,
-        activeKeys,
-        activity: calls,
-        dialers,
-        now: dash.now(),
-      });
-      return send(reply, 200, page);
+      const ids = campaigns.map((c) => c.campaign.id);
+      const [calls, dialers] = await Promise.all([dash.activity(campaigns.map((c) => c.campaign)), dash.dialers(ids)]);
+      return send(reply, 200, overviewPage(v, { totals: Dashboard.totals(campaigns), campaigns, activeKeys, activity: calls, dialers }));
     });
   };
 }

@@ -1,9 +1,9 @@
 /** The overview: is calling happening, at a glance. */
-import type { Activity, DialersRunning } from '../activity.js';
+import type { Activity } from '../activity.js';
 import type { CampaignSummary, Counts } from '../dashboard.js';
 import { html, href, seg } from '../html.js';
 import { activitySection } from './activity.js';
-import { count, notice, page, type Viewer } from './layout.js';
+import { count, notice, page, type Viewer, when } from './layout.js';
 import { LEAD_STATUSES } from '../../leads/lifecycle.js';
 
 export function overviewPage(
@@ -13,8 +13,7 @@ export function overviewPage(
     campaigns: readonly CampaignSummary[];
     activeKeys: number;
     activity: Activity;
-    dialers: DialersRunning;
-    now: number;
+    dialers: { running: number; lastClaimAt: number | null };
   },
 ): string {
   const stat = (n: number, label: string) => html`<div class="stat"><div class="n">${count(n)}</div><div class="l">${label}</div></div>`;
@@ -23,7 +22,7 @@ export function overviewPage(
     html`<h1>Overview</h1>
 <p class="sub">${v.companyName} · ${o.campaigns.length} campaign${o.campaigns.length === 1 ? '' : 's'} ·
   <a href="${href('/settings/keys')}">${o.activeKeys} active API key${o.activeKeys === 1 ? '' : 's'}</a></p>
-${dialerStatus(o.dialers, o.now)}
+${calling(o.dialers, o.campaigns)}
 <h2>Leads by status</h2>
 <div class="stats">
   ${stat(o.totals.total, 'all leads')}
@@ -46,17 +45,21 @@ ${activitySection(o.activity)}
   );
 }
 
-/** is anything calling? From the dialers' heartbeats (every 5 s; silent for 15 s counts as stopped) */
-function dialerStatus(d: DialersRunning, now: number) {
-  if (d.workers === 0) {
-    return notice(
+/** whether any dialer serves these campaigns, and which campaigns are paused and why: without both, no lead is called */
+function calling(d: { running: number; lastClaimAt: number | null }, campaigns: readonly CampaignSummary[]) {
+  const paused = campaigns.filter((c) => c.campaign.paused_at !== null);
+  const status =
+    d.running > 0
+      ? notice(
+          'ok',
+          html`Calling: ${d.running} dialer${d.running === 1 ? '' : 's'} running for these campaigns${d.lastClaimAt ? html`, last lead claimed ${when(d.lastClaimAt)}` : ', no lead claimed yet'}.`,
+        )
+      : notice('warn', html`No dialer is running: no lead is called until one is started (<code>leadline dialer</code>).`);
+  const pauses = paused.map((c) =>
+    notice(
       'warn',
-      html`<strong>No dialer is running</strong> for these campaigns: leads are not being called. Start one with <code>leadline dialer</code>.`,
-    );
-  }
-  const ago = Math.max(0, Math.round((now - (d.lastBeatAt ?? now)) / 1000));
-  return notice(
-    'ok',
-    html`<strong>Dialer running</strong>: ${d.workers} worker${d.workers === 1 ? '' : 's'}, last heartbeat ${ago} s ago.`,
+      html`Campaign <a href="${href(`/campaigns/${seg(c.campaign.id)}/leads`)}">${c.campaign.name}</a> is paused: ${c.campaign.paused_reason ?? 'no reason given'}. Resume it with <code>leadline campaign resume ${c.campaign.id}</code>.`,
+    ),
   );
+  return html`<div id="calling">${status}${pauses}</div>`;
 }
