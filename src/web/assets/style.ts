@@ -89,7 +89,7 @@ pre { background: #0f1722; color: #e7f0ff; padding: 12px; border-radius: 6px; ov
 .signin input { max-width: none; }
 td { overflow-wrap: anywhere; }
 figure.chart { margin: 0 0 8px; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
-figure.chart svg { width: 100%; height: 180px; display: block; }
+figure.chart > svg { width: 100%; height: 180px; display: block; }
 figure.chart text { font-size: 11px; fill: var(--muted); }
 figure.chart figcaption { font-size: .9rem; margin-top: 6px; display: flex; flex-wrap: wrap; gap: 4px 14px; }
 figure.chart .key { display: inline-flex; align-items: center; gap: 5px; }

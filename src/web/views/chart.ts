@@ -13,6 +13,7 @@ const HEIGHT = 180;
 const BOTTOM = 20;
 /** a few outcomes get their own colour; the rest share one, open calls another (SVG fill attributes: no inline style, which the CSP refuses) */
 const COLOURS: Record<string, string> = {
+  answered: '#157f3b',
   success: '#157f3b',
   completed: '#157f3b',
   'no-answer': '#c98a1b',
