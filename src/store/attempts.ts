@@ -38,6 +38,10 @@ export interface AttemptStore {
   byAttemptId(
     attemptId: string,
   ): Promise<{ companyId: string; campaignId: string; state: AttemptTable['state']; closedBy: AttemptTable['closed_by'] } | undefined>;
+  /** the attempt of a platform's call (its id is stored when the create-call answers), among the campaigns calling through that provider */
+  byProviderCallId(provider: string, providerCallId: string): Promise<{ attemptId: string; campaignId: string } | undefined>;
+  /** when calls to the number were placed (in any of the company's campaigns) since `since`: attempts that count, open ones too */
+  placedTo(companyId: string, phoneNumber: string, since: number): Promise<number[]>;
 }
 
 const numeric = (r: AttemptRow): AttemptRow => ({
@@ -50,6 +54,18 @@ const numeric = (r: AttemptRow): AttemptRow => ({
 export class KyselyAttemptStore implements AttemptStore {
   constructor(private readonly ex: Executor) {}
 
+  async placedTo(companyId: string, phoneNumber: string, since: number): Promise<number[]> {
+    const rows = await this.ex
+      .selectFrom('attempts')
+      .select('started_at')
+      .where('company_id', '=', companyId)
+      .where('phone_number', '=', phoneNumber)
+      .where('started_at', '>', since)
+      .where('counts', '=', 1)
+      .execute();
+    return rows.map((r) => Number(r.started_at));
+  }
+
   async byAttemptId(attemptId: string) {
     const row = await this.ex
       .selectFrom('attempts')
@@ -57,6 +73,19 @@ export class KyselyAttemptStore implements AttemptStore {
       .where('attempt_id', '=', attemptId)
       .executeTakeFirst();
     return row && { companyId: row.company_id, campaignId: row.campaign_id, state: row.state, closedBy: row.closed_by };
+  }
+
+  async byProviderCallId(provider: string, providerCallId: string) {
+    const row = await this.ex
+      .selectFrom('attempts')
+      .innerJoin('campaigns', 'campaigns.id', 'attempts.campaign_id')
+      .select(['attempts.attempt_id', 'attempts.campaign_id'])
+      .where('attempts.provider_call_id', '=', providerCallId)
+      .where('campaigns.provider', '=', provider)
+      .orderBy('attempts.started_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { attemptId: row.attempt_id, campaignId: row.campaign_id };
   }
 
   async hourly(campaignIds: readonly string[], since: number): Promise<HourlyCalls[]> {

@@ -6,6 +6,7 @@
  */
 import { createKey, DEFAULT_MAX_KEYS_PER_COMPANY, type KeySummary, listKeys, revokeKey } from '../auth/service.js';
 import { createCampaign, deleteCampaign, updateCampaign } from '../campaigns/service.js';
+import { type Secrets, secretsFor } from '../crypto/secrets.js';
 import type { CampaignSettings } from '../campaigns/settings.js';
 import { AppError, MESSAGES } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../leads/cursor.js';
@@ -62,6 +63,8 @@ export class Dashboard {
     /** the clock every page reads, injectable for tests */
     readonly now: () => number,
     private readonly maxKeys = DEFAULT_MAX_KEYS_PER_COMPANY,
+    /** seals the voice platforms' secrets (SECRET_KEY) */
+    private readonly secrets: Secrets = secretsFor(undefined),
   ) {
     this.leads = new LeadService(store, now);
   }
@@ -102,13 +105,14 @@ export class Dashboard {
 
   /** name and settings come from campaign-form.ts; createCampaign and updateCampaign check how they combine */
   async createCampaign(companyId: string, name: string | undefined, settings: CampaignSettings): Promise<string> {
-    return (await createCampaign(this.store, { companyId, name: campaignName(name ?? ''), ...settings }, this.now())).campaignId;
+    return (await createCampaign(this.store, { companyId, name: campaignName(name ?? ''), ...settings }, this.now(), this.secrets))
+      .campaignId;
   }
 
   /** a name renames the campaign */
   async updateCampaign(companyId: string, campaignId: string, settings: CampaignSettings, name?: string): Promise<void> {
     await this.campaign(companyId, campaignId);
-    await updateCampaign(this.store, campaignId, settings, name);
+    await updateCampaign(this.store, campaignId, settings, this.secrets, name);
   }
 
   /** the campaign with its leads, their attempts and the keys restricted to it; the number of leads deleted */
