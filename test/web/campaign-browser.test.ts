@@ -210,4 +210,31 @@ describe.skipIf(!runBrowserSuite)('running a campaign from the dashboard in a re
     await screenshot(page, 'overview-chart');
     expect(errors).toEqual([]);
   });
+
+  it('the overview refreshes itself in place; without JavaScript it reloads', async () => {
+    await site.db.kysely.deleteFrom('dialers').execute();
+    await page.goto(`${site.base}/dashboard/?refresh=5`);
+    expect(await page.locator('main').innerText()).toContain('No dialer is running');
+    await page.evaluate(() => Object.assign(window, { notReloaded: true }));
+    const now = Date.now();
+    await site.db.dialers.beat({
+      id: 'dl_refresh',
+      host: 'h',
+      pid: 1,
+      campaigns: 'all',
+      started_at: now,
+      heartbeat_at: now,
+      calls_in_flight: 0,
+      last_claim_at: null,
+    });
+    await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toContain('Calling: 1 dialer running');
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+
+    const noScript = await browser.newContext({ javaScriptEnabled: false, storageState: await page.context().storageState() });
+    const plain = await noScript.newPage();
+    await plain.goto(`${site.base}/dashboard/?refresh=5`);
+    await plain.waitForEvent('load', { timeout: 15_000 }); // the <noscript> meta refresh reloads the page
+    await noScript.close();
+    expect(errors).toEqual([]);
+  });
 });

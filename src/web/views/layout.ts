@@ -15,6 +15,12 @@ export interface PageOptions {
   section?: Section;
   /** null on pages shown before sign-in */
   viewer: Viewer | null;
+  /**
+   * Seconds between refreshes of the page's content: the script swaps in the
+   * new <main> without a reload; without JavaScript a <noscript> meta refresh
+   * reloads the page instead.
+   */
+  refresh?: number;
 }
 
 const NAV: [Section, string, string][] = [
@@ -55,6 +61,7 @@ export function page(o: PageOptions, body: Html): string {
 <title>${o.title} · leadline</title>
 <link rel="stylesheet" href="${href(`/assets/${CSS.name}`)}">
 <script src="${href(`/assets/${JS.name}`)}" defer></script>
+${o.refresh ? html`<noscript><meta http-equiv="refresh" content="${o.refresh}"></noscript>` : ''}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -72,7 +79,7 @@ ${
 </header>`
     : ''
 }
-<main id="main">
+<main id="main"${o.refresh ? html` data-refresh="${o.refresh}"` : ''}>
 ${body}
 </main>
 </body>
