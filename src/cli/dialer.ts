@@ -5,9 +5,11 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
+import { secretsFor } from '../crypto/secrets.js';
 import { OutboundPolicy, setOutboundPolicy } from '../net/outbound.js';
 import { openStore } from '../store/index.js';
 import { parseDuration, parseDurationRange } from '../scheduling/duration.js';
+import { liveDialers } from '../dialer/heartbeat.js';
 import { Dialer } from '../dialer/worker.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
@@ -31,9 +33,6 @@ function durationRange(raw: string): [number, number] {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/** a dialer is live while its heartbeat (every 5 s) is younger than this */
-const LIVE_MS = 15_000;
 
 export function registerDialer(program: Command): void {
   const dialer = program
@@ -89,6 +88,8 @@ export function registerDialer(program: Command): void {
           predialTimeoutMs: o.predialTimeout ?? 5000,
           // absent: each campaign's own simulate duration
           simulateDurationMs: o.simulateDuration,
+          publicUrl: config.publicUrl,
+          secrets: secretsFor(config.secretKey),
         });
         let stopped: Promise<void> | undefined;
         const stop = (signal: string) => {
@@ -119,7 +120,7 @@ export function registerDialer(program: Command): void {
       withStore(async (store) => {
         const now = Date.now();
         const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-        const live = (await store.dialers.live(now - LIVE_MS)).map((d) => ({
+        const live = (await liveDialers(store, now)).map((d) => ({
           id: d.id,
           host: d.host,
           pid: d.pid,

@@ -7,6 +7,12 @@ export interface CompanyTable {
   created_at: number;
 }
 
+/** company settings added later (migration 0011); each has a default, so inserts need not name it */
+interface CompanySettingColumns {
+  /** calls placed to one number across the company's campaigns per rolling window, e.g. "3/24h,7/7d"; '' for none */
+  call_caps: Generated<string>;
+}
+
 export interface CampaignTable {
   id: string;
   company_id: string;
@@ -35,6 +41,14 @@ export interface CampaignTable {
   paused_reason: string | null;
   /** calls in a row that could not be placed; 20 pause the campaign */
   not_placed_streak: number;
+  /** the platform's API key (Twilio: the auth token); sealed when SECRET_KEY is set (migration 0013) */
+  provider_secret: string | null;
+  /** the platform's --provider-option KEY=VALUE pairs as a JSON object; '{}' for simulate and webhook */
+  provider_options: string;
+  /** the platform's API, when not its public one */
+  provider_base_url: string | null;
+  /** the secret the platform signs its webhooks with, where that is not the API key; sealed like provider_secret */
+  provider_webhook_secret: string | null;
   created_at: number;
 }
 
@@ -201,8 +215,18 @@ export interface WebhookDeliveryTable {
   created_at: number;
 }
 
+/** one number on a company's do-not-call list (migration 0011) */
+export interface DncTable {
+  company_id: string;
+  /** E.164 */
+  phone_number: string;
+  added_at: number;
+  source: 'api' | 'cli' | 'dashboard' | 'import' | 'call';
+  reason: string | null;
+}
+
 export interface Database {
-  companies: CompanyTable;
+  companies: CompanyTable & CompanySettingColumns;
   campaigns: CampaignTable;
   api_keys: ApiKeyTable;
   leads: LeadTable & LeadDialerColumns;
@@ -214,6 +238,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryTable;
   users: UserTable;
   sessions: SessionTable;
+  dnc: DncTable;
 }
 
 /** a dashboard account; belongs to exactly one company */

@@ -1,9 +1,12 @@
 /** Each running dialer says it is alive (the dialers table), so that `leadline dialer status` and the dashboard can tell. */
 import { hostname } from 'node:os';
+import type { DialerRow } from '../store/dialers.js';
 import type { Store } from '../store/index.js';
 
 /** rows of dialers that stopped without saying so (killed) are forgotten after this */
 const FORGET_AFTER_MS = 3_600_000;
+/** a dialer is live while its heartbeat (every 5 s) is younger than this */
+const LIVE_MS = 15_000;
 
 export interface Beat {
   id: string;
@@ -26,4 +29,15 @@ export async function heartbeat(store: Store, b: Beat): Promise<void> {
     last_claim_at: b.lastClaimAt,
   });
   await store.dialers.prune(b.now - FORGET_AFTER_MS);
+}
+
+/**
+ * The running dialers, or, given campaign ids, those that serve any of them
+ * (a dialer started without --campaign serves all).
+ */
+export async function liveDialers(store: Store, now: number, campaignIds?: readonly string[]): Promise<DialerRow[]> {
+  const live = await store.dialers.live(now - LIVE_MS);
+  if (!campaignIds) return live;
+  const wanted = new Set(campaignIds);
+  return live.filter((d) => d.campaigns === 'all' || d.campaigns.split(',').some((id) => wanted.has(id)));
 }

@@ -24,6 +24,7 @@ import { NotPlacedRuns } from './not-placed.js';
 import { logOutcome, type RunSummary } from './outcome-log.js';
 import type { ProviderOptions } from './providers/index.js';
 import { AttemptRecorder } from './recorder.js';
+import { reconciler } from './reconcile.js';
 import { recoverStale, renewCalls } from './recovery.js';
 import { Schedule } from './schedule.js';
 import { Wakeups } from './wakeups.js';
@@ -115,7 +116,14 @@ export class Dialer {
       notPlaced: (c, reason, retryAfterMs) => runs.notPlaced(c, reason, retryAfterMs),
       placed: (c) => runs.placed(c),
     };
-    this.providers = { simulateDurationMs: o.simulateDurationMs, random: o.random, sleep: o.sleep };
+    this.providers = {
+      simulateDurationMs: o.simulateDurationMs,
+      random: o.random,
+      sleep: o.sleep,
+      publicUrl: o.publicUrl,
+      secrets: o.secrets,
+      request: o.request,
+    };
   }
 
   /** Calls everything due now in the served campaigns, waits for those calls, returns. */
@@ -161,13 +169,11 @@ export class Dialer {
           const woken = this.nextWake();
           let until = this.now() + FULL_POLL_MS;
           try {
-            for (const c of await this.loadCampaigns(false)) {
-              if (this.stopping) break;
-              if ((await this.schedule.isDue(c, this.now())) && (await this.schedule.pollFinds(c, this.now()))) {
-                await this.schedule.after(c, await this.fill(c), this.now());
-              }
-            }
-            until = this.schedule.nextCheck(this.now());
+            const more = await this.schedule.pass(await this.loadCampaigns(false), (c) => this.fill(c), {
+              now: () => this.now(),
+              stopping: () => this.stopping,
+            });
+            until = more === 'more' ? this.now() : this.schedule.nextCheck(this.now());
           } catch (err) {
             // The database is down or refused a statement: keep the calls in
             // flight going, and try again soon.
@@ -327,7 +333,7 @@ export class Dialer {
   }
 
   private async recover(): Promise<void> {
-    await recoverStale(this.store, this.now(), this.log);
+    await recoverStale(this.store, this.now(), this.log, reconciler(this.store, this.providers, this.log));
   }
 
   private heartbeat(): Promise<void> {

@@ -1,4 +1,5 @@
 /** Reads of the attempts table (the call log). The same Kysely statements serve both databases. */
+import { sql } from 'kysely';
 import type { Executor } from '../db/index.js';
 import type { AttemptTable } from '../db/schema.js';
 
@@ -10,7 +11,23 @@ export interface CallCount {
   successes: number;
 }
 
+/** one hour's attempts with one outcome (null: still open) */
+export interface HourlyCalls {
+  /** the hour, as started_at / 3,600,000 rounded down */
+  hour: number;
+  outcome: string | null;
+  calls: number;
+  /** over the closed attempts: their count and summed time from start to close */
+  closed: number;
+  closedMs: number;
+  /** over the attempts with a reported call duration */
+  timed: number;
+  durationSeconds: number;
+}
+
 export interface AttemptStore {
+  /** attempts started at or after `since`, per hour and outcome (a range of attempts_campaign_started per campaign) */
+  hourly(campaignIds: readonly string[], since: number): Promise<HourlyCalls[]>;
   /** per campaign: attempts started at or after `since` (a range of attempts_campaign_started) */
   callsSince(campaignIds: readonly string[], since: number): Promise<CallCount[]>;
   /** the latest `limit` attempts across the campaigns, newest first */
@@ -21,6 +38,10 @@ export interface AttemptStore {
   byAttemptId(
     attemptId: string,
   ): Promise<{ companyId: string; campaignId: string; state: AttemptTable['state']; closedBy: AttemptTable['closed_by'] } | undefined>;
+  /** the attempt of a platform's call (its id is stored when the create-call answers), among the campaigns calling through that provider */
+  byProviderCallId(provider: string, providerCallId: string): Promise<{ attemptId: string; campaignId: string } | undefined>;
+  /** when calls to the number were placed (in any of the company's campaigns) since `since`: attempts that count, open ones too */
+  placedTo(companyId: string, phoneNumber: string, since: number): Promise<number[]>;
 }
 
 const numeric = (r: AttemptRow): AttemptRow => ({
@@ -33,6 +54,18 @@ const numeric = (r: AttemptRow): AttemptRow => ({
 export class KyselyAttemptStore implements AttemptStore {
   constructor(private readonly ex: Executor) {}
 
+  async placedTo(companyId: string, phoneNumber: string, since: number): Promise<number[]> {
+    const rows = await this.ex
+      .selectFrom('attempts')
+      .select('started_at')
+      .where('company_id', '=', companyId)
+      .where('phone_number', '=', phoneNumber)
+      .where('started_at', '>', since)
+      .where('counts', '=', 1)
+      .execute();
+    return rows.map((r) => Number(r.started_at));
+  }
+
   async byAttemptId(attemptId: string) {
     const row = await this.ex
       .selectFrom('attempts')
@@ -40,6 +73,49 @@ export class KyselyAttemptStore implements AttemptStore {
       .where('attempt_id', '=', attemptId)
       .executeTakeFirst();
     return row && { companyId: row.company_id, campaignId: row.campaign_id, state: row.state, closedBy: row.closed_by };
+  }
+
+  async byProviderCallId(provider: string, providerCallId: string) {
+    const row = await this.ex
+      .selectFrom('attempts')
+      .innerJoin('campaigns', 'campaigns.id', 'attempts.campaign_id')
+      .select(['attempts.attempt_id', 'attempts.campaign_id'])
+      .where('attempts.provider_call_id', '=', providerCallId)
+      .where('campaigns.provider', '=', provider)
+      .orderBy('attempts.started_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { attemptId: row.attempt_id, campaignId: row.campaign_id };
+  }
+
+  async hourly(campaignIds: readonly string[], since: number): Promise<HourlyCalls[]> {
+    if (campaignIds.length === 0) return [];
+    // integer division on both databases (bigint in PostgreSQL, integer in SQLite)
+    const hour = sql<number>`started_at / 3600000`;
+    const rows = await this.ex
+      .selectFrom('attempts')
+      .select((eb) => [
+        hour.as('hour'),
+        'outcome',
+        eb.fn.countAll<number>().as('calls'),
+        eb.fn.count<number>('finished_at').as('closed'),
+        sql<number>`sum(finished_at - started_at)`.as('closed_ms'),
+        eb.fn.count<number>('duration_seconds').as('timed'),
+        eb.fn.sum<number>('duration_seconds').as('duration_seconds'),
+      ])
+      .where('campaign_id', 'in', campaignIds)
+      .where('started_at', '>=', since)
+      .groupBy([hour, 'outcome'])
+      .execute();
+    return rows.map((r) => ({
+      hour: Number(r.hour),
+      outcome: r.outcome,
+      calls: Number(r.calls),
+      closed: Number(r.closed),
+      closedMs: Number(r.closed_ms ?? 0),
+      timed: Number(r.timed),
+      durationSeconds: Number(r.duration_seconds ?? 0),
+    }));
   }
 
   async callsSince(campaignIds: readonly string[], since: number): Promise<CallCount[]> {

@@ -18,7 +18,11 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** one event's own data; ids, never phone numbers (they are read from their rows when the event is read) */
+/**
+ * one event's own data; ids, never phone numbers (they are read from their
+ * rows when the event is read), except in dnc.added, whose item is the listed
+ * number itself: the do-not-call list is the one place a number is kept for good
+ */
 export type EventItem = Record<string, string | number | boolean | null>;
 
 export interface NewEvents {
@@ -60,6 +64,11 @@ export type EventMark = Pick<EventRow, 'id' | 'type' | 'campaign_id'>;
 export interface EventStore {
   /** appends one row holding the items (nothing when there are none) */
   append(e: NewEvents): Promise<void>;
+  /**
+   * The same for a change of the company rather than of one campaign (the
+   * do-not-call list): the row has no campaign, and wakes no dialer.
+   */
+  appendForCompany(e: Omit<NewEvents, 'campaignId'> & { companyId: string }): Promise<void>;
   /** the rows after `afterId` (of the given types, or of all), oldest first */
   after(afterId: number, types: readonly EventType[] | null, limit: number): Promise<EventRow[]>;
   /**
@@ -104,6 +113,21 @@ export class KyselyEventStore implements EventStore {
   async append(e: NewEvents): Promise<void> {
     if (e.items.length === 0) return;
     await this.insert(e).execute(this.ex);
+  }
+
+  async appendForCompany(e: Omit<NewEvents, 'campaignId'> & { companyId: string }): Promise<void> {
+    if (e.items.length === 0) return;
+    await this.ex
+      .insertInto('events')
+      .values({
+        type: e.type,
+        company_id: e.companyId,
+        campaign_id: null,
+        created_at: e.now,
+        count: e.items.length,
+        items: JSON.stringify(e.items),
+      })
+      .execute();
   }
 
   protected insert(e: NewEvents) {

@@ -49,9 +49,10 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     const c = await load(id);
     const schedule = new Schedule(db, IDLE, 1000);
     const now = Date.now();
-    // never asked yet: asked at once, without the check
+    // never asked yet: due for a check, which finds nothing due and waits for the lead's time
     expect(await schedule.isDue(c, now)).toBe(true);
-    expect(await schedule.pollFinds(c, now)).toBe(true);
+    expect(await schedule.pollFinds(c, now)).toBe(false);
+    expect(schedule.nextCheck(now)).toBe(now + IDLE);
     // asked, nothing due before the poll: the next check is the poll's
     await schedule.after(c, 'idle', now);
     expect(await schedule.isDue(c, now + IDLE - 1)).toBe(false);
@@ -67,5 +68,61 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     await schedule.after(c, 'idle', now);
     schedule.wake(c.id);
     expect(await schedule.pollFinds(c, now)).toBe(true);
+  });
+
+  it('a first load wakes no campaign (each is checked with one statement); a changed row wakes its campaign', async () => {
+    const idle = await makeCampaign(db);
+    const busy = await makeCampaign(db);
+    await seedLeads(db, busy, [{}]);
+    const [a, b] = [await load(idle), await load(busy)];
+    const schedule = new Schedule(db, IDLE, 1000);
+    const now = Date.now();
+    schedule.refreshed([a, b], []);
+    // the idle campaign is checked, not claimed; the one with a due lead is asked
+    expect(await schedule.isDue(a, now)).toBe(true);
+    expect(await schedule.pollFinds(a, now)).toBe(false);
+    expect(await schedule.pollFinds(b, now)).toBe(true);
+    // at the next poll the idle one is checked again, not claimed
+    expect(await schedule.isDue(a, now + IDLE)).toBe(true);
+    expect(await schedule.pollFinds(a, now + IDLE)).toBe(false);
+    // its settings change: asked at once, without the check
+    await schedule.after(a, 'idle', now);
+    const changed = { ...a, row: { ...a.row, name: 'renamed' } };
+    schedule.refreshed([changed], [a]);
+    expect(await schedule.isDue(changed, now)).toBe(true);
+    expect(await schedule.pollFinds(changed, now)).toBe(true);
+  });
+
+  it("a pass asks woken campaigns first and gives the poll's checks a slice; the unchecked stay due for the next pass", async () => {
+    const year = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    const idle = [];
+    for (let i = 0; i < 5; i++) {
+      const id = await makeCampaign(db);
+      await seedLeads(db, id, [{ scheduledFor: year }]);
+      idle.push(await load(id));
+    }
+    const woken = await load(await makeCampaign(db));
+    await seedLeads(db, woken.id, [{}]);
+    const schedule = new Schedule(db, IDLE, 1000);
+    schedule.refreshed([...idle, woken], []);
+    schedule.wake(woken.id);
+    // every reading of this clock is 40 ms later: the 100 ms slice ends after a check or two
+    let t = Date.now();
+    const now = () => (t += 40);
+    const asked: string[] = [];
+    const ask = async (c: { id: string }) => {
+      asked.push(c.id);
+      return 'idle' as const;
+    };
+    expect(await schedule.pass([...idle, woken], ask, { now, stopping: () => false })).toBe('more');
+    expect(asked).toEqual([woken.id]);
+    const still = [];
+    for (const c of idle) if (await schedule.isDue(c, t)) still.push(c.id);
+    expect(still.length).toBeGreaterThan(0);
+    expect(still.length).toBeLessThan(idle.length);
+    // the next passes check the rest; none is asked (nothing of theirs is due)
+    for (let i = 0; i < 5; i++) await schedule.pass(idle, ask, { now, stopping: () => false });
+    for (const c of idle) expect(await schedule.isDue(c, t)).toBe(false);
+    expect(asked).toEqual([woken.id]);
   });
 });
