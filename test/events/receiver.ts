@@ -21,6 +21,8 @@ export interface Receiver {
   status: number | ((r: Received) => number);
   /** the secret requests are verified with */
   secret: string;
+  /** how long each answer takes */
+  delayMs: number;
   /** resolves when `n` requests have arrived */
   waitFor(n: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -32,6 +34,7 @@ export async function startReceiver(): Promise<Receiver> {
     received: [],
     status: 200,
     secret: '',
+    delayMs: 0,
     async waitFor(n, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (r.received.length < n) {
@@ -58,7 +61,9 @@ export async function startReceiver(): Promise<Receiver> {
       }
       const got: Received = { id: String(req.headers['webhook-id']), headers: req.headers, payload: JSON.parse(raw), verified };
       r.received.push(got);
-      res.writeHead(typeof r.status === 'number' ? r.status : r.status(got)).end('ok');
+      const answer = () => res.writeHead(typeof r.status === 'number' ? r.status : r.status(got)).end('ok');
+      if (r.delayMs > 0) setTimeout(answer, r.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
