@@ -66,6 +66,22 @@ describe.each(await availableStores())('the dialer through the platforms on %s',
     }
   });
 
+  it('--calls-per-second spaces the calls a dialer starts for the campaign', async () => {
+    const p = await startCase('twilio');
+    try {
+      const campaignId = await makeCampaign(db, { ...p.settings(p.baseUrl), concurrency: 3, calls_per_second: 4 });
+      const leads = await seedLeads(db, campaignId, [{}, {}, {}]);
+      await worker(campaignId).runOnce();
+      expect(p.creates()).toHaveLength(3);
+      const starts = (await Promise.all(leads.map((id) => attemptRows(db, id)))).map(([a]) => Number(a!.started_at)).sort((x, y) => x - y);
+      // 4 a second: 250 ms apart (a few ms of timer slack allowed)
+      expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(240);
+      expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(240);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('without PUBLIC_URL a platform campaign is not dialled, and says why', async () => {
     const p = await startCase('vapi');
     try {
