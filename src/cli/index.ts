@@ -10,6 +10,7 @@ import { registerCampaign } from './campaign.js';
 import { registerCompany } from './company.js';
 import { UsageError } from './context.js';
 import { registerDialer } from './dialer.js';
+import { registerDnc } from './dnc.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
 import { registerKey } from './key.js';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerOpenApi(program);
   registerImport(program);
   registerExport(program);
+  registerDnc(program);
   return program;
 }
 

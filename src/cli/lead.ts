@@ -6,6 +6,8 @@ function nextLine(r: { reasons: string[]; nextDueAt: string | null }): string {
   if (r.nextDueAt) return `next due at ${r.nextDueAt}`;
   if (r.reasons.includes('campaign paused')) return 'it will be called once the campaign is resumed (leadline campaign resume)';
   if (r.reasons.includes('already concluded')) return 'it will not be called again';
+  if (r.reasons.includes("on the company's do-not-call list"))
+    return 'it will not be called while its number is listed (leadline dnc remove takes it off)';
   if (r.reasons.includes('attempts used up')) return 'it will not be called again unless the campaign is recycled';
   return 'no time in the coming week fits both the calling hours and its local window';
 }

@@ -7,6 +7,12 @@ export interface CompanyTable {
   created_at: number;
 }
 
+/** company settings added later (migration 0011); each has a default, so inserts need not name it */
+interface CompanySettingColumns {
+  /** calls placed to one number across the company's campaigns per rolling window, e.g. "3/24h,7/7d"; '' for none */
+  call_caps: Generated<string>;
+}
+
 export interface CampaignTable {
   id: string;
   company_id: string;
@@ -171,10 +177,58 @@ interface EventTable {
   count: number;
   /** JSON array of the items' data */
   items: string;
+  /** PostgreSQL: the writing transaction's id, the first sort key of readers (migration 0012); SQLite: 0 */
+  tx: Generated<number>;
+}
+
+/** a company's webhook endpoint and its position in the events (migration 0012) */
+interface WebhookTable {
+  id: string;
+  company_id: string;
+  campaign_id: string | null;
+  url: string;
+  secret: string;
+  /** comma-separated event types; '' for every type */
+  event_types: string;
+  created_at: number;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+  pos_tx: number;
+  pos_id: number;
+  pos_n: number;
+  tries: number;
+  next_try_at: number;
+  failing_since: number | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+}
+
+/** one try of one message to one endpoint */
+interface WebhookDeliveryTable {
+  id: Generated<number>;
+  webhook_id: string;
+  message_id: string;
+  event_type: string;
+  try: number;
+  ok: number;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  created_at: number;
+}
+
+/** one number on a company's do-not-call list (migration 0011) */
+export interface DncTable {
+  company_id: string;
+  /** E.164 */
+  phone_number: string;
+  added_at: number;
+  source: 'api' | 'cli' | 'dashboard' | 'import' | 'call';
+  reason: string | null;
 }
 
 export interface Database {
-  companies: CompanyTable;
+  companies: CompanyTable & CompanySettingColumns;
   campaigns: CampaignTable;
   api_keys: ApiKeyTable;
   leads: LeadTable & LeadDialerColumns;
@@ -182,8 +236,11 @@ export interface Database {
   zone_sets: ZoneSetTable;
   dialers: DialerTable;
   events: EventTable;
+  webhooks: WebhookTable;
+  webhook_deliveries: WebhookDeliveryTable;
   users: UserTable;
   sessions: SessionTable;
+  dnc: DncTable;
 }
 
 /** a dashboard account; belongs to exactly one company */

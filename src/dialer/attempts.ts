@@ -155,7 +155,11 @@ export const planAttempt = (lead: ClaimedLead, a: AttemptRecord, attemptId = new
   );
 
 /** Opens and closes an attempt at once: a call whose outcome was known before it was written (tests, tools). */
-export async function recordAttempt(store: Store, lead: ClaimedLead, a: AttemptRecord): Promise<AttemptResult> {
+export async function recordAttempt(
+  store: Store,
+  lead: ClaimedLead,
+  a: AttemptRecord,
+): Promise<AttemptResult | { result: 'do-not-call' | 'number busy' | 'call cap' }> {
   const closing = planAttempt(lead, a);
   const [opened] = await store.queue.open(
     [{ attemptId: closing.attemptId, lead, phoneNumber: a.phoneNumber, startedAt: a.startedAt, deadlineAt: a.finishedAt }],

@@ -5,6 +5,7 @@
  * call once, and record how it went. A lead is never called without its
  * attempt written first, and an attempt is never placed twice.
  */
+import { callCapFor } from '../compliance/call-caps.js';
 import { parseMetadata } from '../leads/metadata.js';
 import { isOpen } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
@@ -51,8 +52,8 @@ export type LeadOutcome =
   | { kind: 'deferred'; until: string }
   /** stopped before anything was placed: the claim is given back, due again at once */
   | { kind: 'released' }
-  /** right before the call, the claim was found lost or the lead deleted: no call */
-  | { kind: 'skipped'; why: 'claim lost' | 'gone' };
+  /** right before the call, the claim was found lost, the lead deleted, or its number on the do-not-call list: no call */
+  | { kind: 'skipped'; why: 'claim lost' | 'gone' | 'do-not-call' | 'number busy' | 'call cap' };
 
 /** When nothing overlaps (a narrow window over far-apart zones), look again a day later. */
 const NO_OVERLAP_RETRY_MS = 24 * 3_600_000;
@@ -122,10 +123,23 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
   }
 
   // Right before placing the call: the attempt is written, and only if the
-  // claim is still this worker's and the lead still exists (a lead deleted
-  // while its predial lookup ran is not called).
+  // claim is still this worker's, the lead still exists (a lead deleted
+  // while its predial lookup ran is not called), its number is not on the
+  // company's do-not-call list (listed since the claim, or a prefetch lead's
+  // number learnt just now), no call to the number is in progress in the
+  // company, and the number is under the company's call caps. A lead refused
+  // for its number is given back: a listed one is not due while listed (a
+  // prefetch lead keeps no number for the claim to check, so it waits the
+  // campaign's retry delay), a capped one until the cap lets a call through,
+  // a busy one the retry delay.
   const attemptId = newAttemptId();
   const opened = await deps.open({ attemptId, lead, phoneNumber, startedAt, deadlineAt: startedAt + campaign.callTimeoutMs });
+  if (opened === 'do-not-call' || opened === 'number busy' || opened === 'call cap') {
+    const now = deps.now();
+    const cap = opened === 'call cap' ? await callCapFor(store, campaign.row.company_id, phoneNumber!, now) : null;
+    const retry = new Date(cap ? cap.until : now + campaign.retry.defaultMs).toISOString();
+    await store.queue.release(lead, { now, until: opened === 'do-not-call' && lead.phoneNumber !== null ? undefined : retry });
+  }
   if (opened !== 'opened') return { kind: 'skipped', why: opened };
 
   const finish = async (e: Ending): Promise<AttemptResult> => deps.close(closingFor(lead, attemptId, e, campaign.retry));

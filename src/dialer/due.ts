@@ -13,6 +13,8 @@ const DUE_REASONS = [
   'local time',
   'claimed by another worker',
   'campaign paused',
+  "on the company's do-not-call list",
+  "at the company's per-number call cap",
 ] as const;
 export type DueReason = (typeof DUE_REASONS)[number];
 
@@ -30,6 +32,10 @@ export interface DueInput {
    * hold in every one; [] means nothing is known, so the campaign's zone is used.
    */
   leadZones: string[];
+  /** the lead's number's entry on its company's do-not-call list; absent or null when not listed */
+  doNotCall?: { addedAt: Date; source: string } | null;
+  /** the company's per-number call cap the number is at, and when a call is next allowed; absent or null when none */
+  callCap?: { cap: string; until: Date } | null;
 }
 
 export interface DueExplanation {
@@ -80,13 +86,28 @@ export function explainDue(input: DueInput, now: Date): DueExplanation {
     details['campaign paused'] = campaign.pausedReason!;
   }
 
-  const nextDueAt = concluded || usedUp || paused ? null : earliestDue(input, zones, now);
+  const listed = input.doNotCall ?? null;
+  if (listed) {
+    reasons.push("on the company's do-not-call list");
+    details["on the company's do-not-call list"] = `added ${listed.addedAt.toISOString()}, source ${listed.source}`;
+  }
+
+  const capped = input.callCap && input.callCap.until.getTime() > t ? input.callCap : null;
+  if (capped) {
+    reasons.push("at the company's per-number call cap");
+    details["at the company's per-number call cap"] = `${capped.cap}; next allowed at ${capped.until.toISOString()}`;
+  }
+
+  const nextDueAt = concluded || usedUp || paused || listed ? null : earliestDue(input, zones, now);
   return { due: reasons.length === 0, reasons, details, nextDueAt, zones };
 }
 
 function earliestDue(input: DueInput, zones: string[], now: Date): Date | null {
   const { campaign } = input;
-  const at = later(later(later(now, input.scheduledFor), input.nextAttemptAt), input.claimedBy ? input.claimExpiresAt : null);
+  const at = later(
+    later(later(later(now, input.scheduledFor), input.nextAttemptAt), input.claimedBy ? input.claimExpiresAt : null),
+    input.callCap?.until ?? null,
+  );
   return earliestOpen([[campaign.hours, campaign.timezone], ...zones.map((z) => [campaign.localWindow, z] as const)], at);
 }
 

@@ -1,4 +1,5 @@
 /** `leadline lead explain`: the due rules of due.ts applied to a stored lead, as the worker sees it. */
+import { callCapFor } from '../compliance/call-caps.js';
 import { AppError } from '../errors.js';
 import { parseMetadata } from '../leads/metadata.js';
 import { parseHours, parseLocalWindow } from '../scheduling/hours.js';
@@ -26,6 +27,8 @@ export async function explainLead(
   const claimed = lead.claimed_by !== null;
   // The zones the claim checks (local-zones.ts): stored on the lead, or, until
   // the dialer has stored them, what it will store.
+  const listed = lead.phone_number === null ? undefined : await store.dnc.get(campaign.company_id, lead.phone_number);
+  const cap = lead.phone_number === null ? null : await callCapFor(store, campaign.company_id, lead.phone_number, now);
   const stored = lead.local_zones === null ? undefined : await zonesOfSet(store, Number(lead.local_zones));
   return explainDue(
     {
@@ -43,6 +46,8 @@ export async function explainLead(
         pausedReason: campaign.paused_at === null ? null : (campaign.paused_reason ?? 'paused'),
       },
       leadZones: stored ?? zonesForLead({ phoneNumber: lead.phone_number, metadata: parseMetadata(lead.metadata) }),
+      doNotCall: listed ? { addedAt: new Date(listed.addedAt), source: listed.source } : null,
+      callCap: cap ? { cap: cap.cap, until: new Date(cap.until) } : null,
     },
     new Date(now),
   );

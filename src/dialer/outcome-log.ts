@@ -12,6 +12,14 @@ export interface RunSummary {
   deferred: number;
 }
 
+const SKIPPED = {
+  gone: 'not called: the lead was deleted',
+  'claim lost': 'not called: the claim was lost',
+  'do-not-call': "not called: the number is on the company's do-not-call list",
+  'number busy': 'not called: a call to the number is in progress in another campaign',
+  'call cap': "not called: the number is at the company's per-number call cap",
+} as const;
+
 export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, r: LeadOutcome, ms: number): void {
   // The number dialled stays in the attempts table, out of the logs.
   const base = { campaignId: lead.campaignId, leadId: lead.id, worker: lead.claimedBy };
@@ -24,7 +32,7 @@ export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, 
       log.info(base, 'released before the call: the dialer is stopping');
       return;
     case 'skipped':
-      log.warn({ ...base, why: r.why }, r.why === 'gone' ? 'not called: the lead was deleted' : 'not called: the claim was lost');
+      log.warn({ ...base, why: r.why }, SKIPPED[r.why]);
       return;
     case 'awaiting':
       log.info(

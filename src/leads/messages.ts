@@ -18,6 +18,7 @@ const FIELD: Record<string, string> = {
   status: 'status must be one of raw, attempting, exhausted, concluded',
   limit: 'limit must be a whole number of at least 1',
   cursor: 'Invalid cursor',
+  reason: 'reason must be a string of at most 500 characters, without NUL or unpaired surrogate characters',
 };
 
 const NEED_IDENTIFIER = 'At least one of phoneNumber or externalId is required';
@@ -48,6 +49,12 @@ export function schemaErrorMessage(errors: readonly SchemaError[], where: 'body'
       return 'leads array is required';
     }
     return `leads[${index}]: ${entryMessage(err, field)}`;
+  }
+  if (top === 'phoneNumbers') {
+    if (index !== undefined) return `phoneNumbers[${index}]: ${FIELD.phoneNumber}`;
+    if (err.keyword === 'minItems') return 'phoneNumbers array cannot be empty';
+    if (err.keyword === 'maxItems') return 'Maximum 1000 phone numbers per request';
+    return 'phoneNumbers must be an array of E.164 phone numbers';
   }
   if (top === 'campaignId' && err.keyword === 'minLength') {
     return query ? 'campaignId query parameter is required' : 'campaignId is required';

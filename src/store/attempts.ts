@@ -23,6 +23,8 @@ export interface AttemptStore {
   ): Promise<{ companyId: string; campaignId: string; state: AttemptTable['state']; closedBy: AttemptTable['closed_by'] } | undefined>;
   /** the attempt of a platform's call (its id is stored when the create-call answers), among the campaigns calling through that provider */
   byProviderCallId(provider: string, providerCallId: string): Promise<{ attemptId: string; campaignId: string } | undefined>;
+  /** when calls to the number were placed (in any of the company's campaigns) since `since`: attempts that count, open ones too */
+  placedTo(companyId: string, phoneNumber: string, since: number): Promise<number[]>;
 }
 
 const numeric = (r: AttemptRow): AttemptRow => ({
@@ -34,6 +36,18 @@ const numeric = (r: AttemptRow): AttemptRow => ({
 
 export class KyselyAttemptStore implements AttemptStore {
   constructor(private readonly ex: Executor) {}
+
+  async placedTo(companyId: string, phoneNumber: string, since: number): Promise<number[]> {
+    const rows = await this.ex
+      .selectFrom('attempts')
+      .select('started_at')
+      .where('company_id', '=', companyId)
+      .where('phone_number', '=', phoneNumber)
+      .where('started_at', '>', since)
+      .where('counts', '=', 1)
+      .execute();
+    return rows.map((r) => Number(r.started_at));
+  }
 
   async byAttemptId(attemptId: string) {
     const row = await this.ex

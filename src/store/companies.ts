@@ -10,6 +10,10 @@ export interface CompanyStore {
   /** true when the database holds any company at all (a first start seeds a demo otherwise) */
   any(): Promise<boolean>;
   list(): Promise<CompanyRow[]>;
+  /** the per-number call caps as stored ('' for none; src/compliance/call-caps.ts) */
+  callCaps(id: string): Promise<string>;
+  /** false when there is no such company */
+  setCallCaps(id: string, caps: string): Promise<boolean>;
 }
 
 export class KyselyCompanyStore implements CompanyStore {
@@ -28,6 +32,15 @@ export class KyselyCompanyStore implements CompanyStore {
   }
 
   list(): Promise<CompanyRow[]> {
-    return this.ex.selectFrom('companies').selectAll().orderBy('created_at').orderBy('id').execute();
+    return this.ex.selectFrom('companies').select(['id', 'name', 'created_at']).orderBy('created_at').orderBy('id').execute();
+  }
+
+  async callCaps(id: string): Promise<string> {
+    return (await this.ex.selectFrom('companies').select('call_caps').where('id', '=', id).executeTakeFirst())?.call_caps ?? '';
+  }
+
+  async setCallCaps(id: string, caps: string): Promise<boolean> {
+    const { numUpdatedRows } = await this.ex.updateTable('companies').set({ call_caps: caps }).where('id', '=', id).executeTakeFirst();
+    return numUpdatedRows > 0n;
   }
 }

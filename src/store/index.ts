@@ -11,6 +11,7 @@ import { KyselyAttemptStore } from './attempts.js';
 import { KyselyCampaignStore } from './campaigns.js';
 import { KyselyCompanyStore } from './companies.js';
 import { KyselyDialerStore } from './dialers.js';
+import { KyselyDncStore } from './dnc.js';
 import { type EventStore, KyselyEventStore, PostgresEventStore } from './events.js';
 import { KyselyKeyStore } from './keys.js';
 import type { LeadStore } from './leads.js';
@@ -64,6 +65,7 @@ function tables(db: Db, ex: Executor, parts: DialectParts): Tables {
     events: parts.events(ex),
     queue: parts.queue(db, ex),
     zones: parts.zones(ex),
+    dnc: new KyselyDncStore(ex, parts.events(ex)),
   };
 }
 

@@ -67,7 +67,13 @@ export interface AttemptOpening {
   deadlineAt: number;
 }
 
-export type OpenResult = 'opened' | 'claim lost' | 'gone';
+/**
+ * Not opened, the claim still held and nothing written: 'do-not-call', the
+ * number is on the company's list; 'number busy', a call to it is in
+ * progress in the company; 'call cap', it is at one of the company's
+ * per-number call caps.
+ */
+export type OpenResult = 'opened' | 'claim lost' | 'gone' | 'do-not-call' | 'number busy' | 'call cap';
 
 /** an attempt's end, and the lead's move it brings (decided by src/dialer/attempts.ts from the lifecycle) */
 export interface Closing {
@@ -139,7 +145,7 @@ export interface QueueStore {
   release(lead: ClaimedLead, o?: { localZones?: number; until?: string; now?: number }): Promise<boolean>;
   /** extends this worker's leases; the seqs it still holds */
   renew(workerId: string, seqs: readonly number[], until: number): Promise<Set<number>>;
-  /** writes each attempt, open, if its claim is still held and its lead still there; one result per opening */
+  /** writes each attempt, open, if its claim is still held, its lead still there and its number not on the do-not-call list; one result per opening */
   open(batch: readonly AttemptOpening[], now: number): Promise<OpenResult[]>;
   /** the platform took the call and reports its end later: the attempt and the lead's lease wait until `deadlineAt` */
   accept(attemptId: string, o: { providerCallId: string | null; control?: string | null; deadlineAt: number }): Promise<boolean>;

@@ -4,6 +4,7 @@ import type { AttemptStore } from './attempts.js';
 import type { CampaignStore } from './campaigns.js';
 import type { CompanyStore } from './companies.js';
 import type { DialerStore } from './dialers.js';
+import type { DncStore } from './dnc.js';
 import type { EventStore } from './events.js';
 import type { KeyStore } from './keys.js';
 import type { LeadStore } from './leads.js';
@@ -24,6 +25,7 @@ export interface Tables {
   readonly zones: ZoneStore;
   readonly events: EventStore;
   readonly dialers: DialerStore;
+  readonly dnc: DncStore;
 }
 
 /** the tables bound to one write transaction */

@@ -58,6 +58,8 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0008_nanp_zones',
           '0009_dialer_production',
           '0010_timezone_narrows',
+          '0011_compliance',
+          '0012_webhooks',
           '0013_platform_providers',
         ]);
         await db.close();

@@ -285,6 +285,43 @@ describe('real responses of every endpoint validate against the document', () =>
   });
   it("the platforms' webhooks in", () => providerEvents());
 
+  const dnc = once('dnc', async () => {
+    const path = '/api/v1/dnc';
+    const numbers = { phoneNumbers: ['+14155550701', '+14155550702'] };
+    for (const op of [path, `${path}/remove`]) {
+      const post = (body: unknown, key?: string | null) => f.request('POST', op, { body, key });
+      check('POST', op, await post({ ...numbers, reason: 'asked' })); // 200
+      check('POST', op, await post({ phoneNumbers: [] })); // 400
+      check('POST', op, await post(numbers, null)); // 401
+      check('POST', op, await post(numbers, f.keys.readA)); // 403
+      check('POST', op, await post(numbers, f.keys.restrictedA)); // 403
+    }
+    await f.request('POST', path, { body: numbers });
+    const get = (query: Record<string, string>, key?: string | null) => f.request('GET', path, { query, key });
+    check('GET', path, await get({ phoneNumber: '+14155550701' })); // 200, listed
+    check('GET', path, await get({ phoneNumber: '+14155550799' })); // 200, not listed
+    const page = await get({ limit: '1' });
+    check('GET', path, page); // 200, a page
+    check('GET', path, await get({ cursor: page.body.data.cursor })); // 200, the next page
+    check('GET', path, await get({ cursor: '!!' })); // 400
+    check('GET', path, await get({}, null)); // 401
+    check('GET', path, await get({}, f.keys.restrictedA)); // 403
+  });
+  it("the company's do-not-call list", () => dnc());
+
+  const pulled = once('events', async () => {
+    const path = '/api/v1/events';
+    await awaitingAttempt('+14155550602'); // lead.created, lead.status_changed, attempt.started
+    const page = await f.request('GET', path, { query: { limit: '1000' } });
+    const types = new Set(page.body.data.events.map((e: any) => e.type));
+    for (const type of ['lead.created', 'lead.status_changed', 'attempt.started']) expect(types).toContain(type);
+    check('GET', path, page); // 200
+    check('GET', path, await f.request('GET', path, { query: { after: 'garbage' } })); // 400
+    check('GET', path, await f.request('GET', path, { key: null })); // 401
+    check('GET', path, await f.request('GET', path, { query: { campaignId: f.ids.campaignB } })); // 404
+  });
+  it('the pull API', () => pulled());
+
   it('(the check itself fails on a body, status or header the document does not allow)', () => {
     const strict = responseChecker(doc);
     const headers = { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' };
@@ -356,7 +393,7 @@ describe('real responses of every endpoint validate against the document', () =>
 
   it('covered every documented status: each operation its own, and the generic ones somewhere', async () => {
     for (const prefix of PREFIXES) await everyClientError(prefix)();
-    for (const run of [publicEndpoints, everyLimit, brokenDatabase, goneDatabase, outcomes, providerEvents]) await run();
+    for (const run of [publicEndpoints, everyLimit, brokenDatabase, goneDatabase, outcomes, providerEvents, dnc, pulled]) await run();
     // 413, 415, 429, 500 and 503 come from the same code for every operation; one of each is enough.
     const generic = ['413', '415', '429', '500', '503'];
     const documented = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>

@@ -3,7 +3,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import { PostgresEventStore } from '../events.js';
 import type { AttemptOpening, ClaimRequest, Closing } from '../queue.js';
-import { CLAIMED_STATUS, type ClaimRow, dueTime, iso, unheld, SharedQueueStore } from '../shared/queue.js';
+import { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld, SharedQueueStore } from '../shared/queue.js';
 
 /** the due time, exactly as the index expression spells it (migration 0002) */
 const due = sql`coalesce(next_attempt_at, scheduled_for, '') collate "C"`;
@@ -49,7 +49,7 @@ function claimStatement(r: ClaimRequest) {
         select seq, status as prev_status, next_attempt_at as prev_next from leads
         where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority = priorities.p
           and ${due} <= ${dueBy} and attempts < ${r.maxAttempts} + extra_attempts ${inZones(r.openZones)}
-          and ${unheld}
+          and ${unheld} and ${notListed(r.campaignId)}
         order by ${due}, seq
         limit ${r.limit}
         for update skip locked
@@ -86,6 +86,7 @@ export class PostgresQueueStore extends SharedQueueStore {
       select min(x.d) as d from priorities cross join lateral (
         select ${due} as d from leads
         where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = priorities.p ${after(now)}
+          and ${notListed(campaignId)}
         order by ${due} limit 1
       ) x`.execute(this.ex);
     return dueTime(rows[0]?.d);

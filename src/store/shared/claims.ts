@@ -26,6 +26,19 @@ export const dueTime = (d: string | null | undefined): number | null =>
  */
 export const unheld = sql`claimed_by is null`;
 
+/**
+ * The lead's number is not on its company's do-not-call list, so a listed
+ * lead is simply not due, and due again once its number is removed. A probe
+ * of the list's primary key for each lead the due walk reads: spelt as a
+ * scalar subquery because PostgreSQL turns NOT EXISTS into an anti-join, and
+ * with a long list it then hashes the whole list and reads the campaign's
+ * whole due range instead of walking it in order up to the claim's limit. A
+ * lead with no number yet (prefetch) passes; its number is checked right
+ * before its call (QueueStore.open).
+ */
+export const notListed = (campaignId: string) => sql`(select 1 from dnc d
+  where d.company_id = (select company_id from campaigns where id = ${campaignId}) and d.phone_number = leads.phone_number limit 1) is null`;
+
 /** a claimed row as both claim statements return it */
 export interface ClaimRow {
   seq: number;

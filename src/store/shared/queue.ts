@@ -1,10 +1,16 @@
 /** Queue statements written once for both databases; the dialect classes extend this. */
 import { sql } from 'kysely';
 import type { AttemptOpening, AttemptResult, Closing, OpenResult, PendingAttempt, QueueStore } from '../queue.js';
+import { capReached, parseCallCaps } from '../../compliance/call-caps.js';
+import { KyselyAttemptStore } from '../attempts.js';
+import { KyselyDncStore } from '../dnc.js';
 import { SharedClaimStore, groupBy, iso, statusItem } from './claims.js';
 import { pendingAttempts } from './pending.js';
 
-export { CLAIMED_STATUS, type ClaimRow, dueTime, iso, unheld } from './claims.js';
+export { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld } from './claims.js';
+
+/** the outcome of a call in which the person asked not to be called again (src/dialer/providers/platforms/types.ts) */
+const DO_NOT_CALL = 'do-not-call';
 
 /** The queue: claims (claims.ts), and the attempts written under them. */
 export abstract class SharedQueueStore extends SharedClaimStore implements QueueStore {
@@ -23,7 +29,16 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
   open(batch: readonly AttemptOpening[], now: number): Promise<OpenResult[]> {
     if (batch.length === 0) return Promise.resolve([]);
     return this.inWriteTx(async (self) => {
-      const opened = await self.openRows(batch);
+      // A number listed since the claim (or a prefetch lead's number, known only now) is not called.
+      const key = (o: AttemptOpening) => `${o.lead.campaignId} ${o.phoneNumber}`;
+      const listed = await new KyselyDncStore(self.ex, self.events).listedFor(
+        batch.flatMap((o) => (o.phoneNumber === null ? [] : [{ campaignId: o.lead.campaignId, phoneNumber: o.phoneNumber }])),
+      );
+      const held = await self.numberHeld(
+        batch.filter((o) => !listed.has(key(o))),
+        now,
+      );
+      const opened = await self.openRows(batch.filter((o) => !listed.has(key(o)) && !held.has(o.attemptId)));
       const missing = batch.filter((o) => !opened.has(o.attemptId)).map((o) => o.lead.seq);
       const present = new Set<number>();
       if (missing.length > 0)
@@ -40,8 +55,65 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
         }));
         await self.events.append({ type: 'attempt.started', campaignId, items, now });
       }
-      return batch.map((o): OpenResult => (opened.has(o.attemptId) ? 'opened' : present.has(o.lead.seq) ? 'claim lost' : 'gone'));
+      return batch.map((o): OpenResult => {
+        if (opened.has(o.attemptId)) return 'opened';
+        if (listed.has(key(o))) return 'do-not-call';
+        const why = held.get(o.attemptId);
+        if (why) return why;
+        return present.has(o.lead.seq) ? 'claim lost' : 'gone';
+      });
     });
+  }
+
+  /**
+   * The openings whose number may not be called now, and why: a call to it
+   * is in progress in the company (in any campaign, or earlier in this
+   * batch), or it is at one of the company's per-number call caps. On
+   * PostgreSQL a transaction lock per number makes two dialers opening calls
+   * to the same number take turns, so the second sees the first's attempt.
+   */
+  private async numberHeld(batch: readonly AttemptOpening[], now: number): Promise<Map<string, 'number busy' | 'call cap'>> {
+    const held = new Map<string, 'number busy' | 'call cap'>();
+    const numbered = batch.filter((o) => o.phoneNumber !== null);
+    if (numbered.length === 0) return held;
+    const companies = await this.ex
+      .selectFrom('campaigns as p')
+      .innerJoin('companies as c', 'c.id', 'p.company_id')
+      .select(['p.id', 'c.id as company_id', 'c.call_caps'])
+      .where('p.id', 'in', [...new Set(numbered.map((o) => o.lead.campaignId))])
+      .execute();
+    const companyOf = new Map(companies.map((r) => [r.id, r]));
+    const numberKey = (o: AttemptOpening) => `${companyOf.get(o.lead.campaignId)?.company_id} ${o.phoneNumber}`;
+    if (this.db.dialect === 'postgres')
+      for (const k of [...new Set(numbered.map(numberKey))].sort())
+        await sql`select pg_advisory_xact_lock(hashtext(${`number:${k}`}))`.execute(this.ex);
+    const attempts = new KyselyAttemptStore(this.ex);
+    const seen = new Set<string>();
+    for (const o of numbered) {
+      const company = companyOf.get(o.lead.campaignId);
+      if (!company) continue;
+      const k = numberKey(o);
+      const busy =
+        seen.has(k) ||
+        (await this.ex
+          .selectFrom('attempts')
+          .select('attempt_id')
+          .where('company_id', '=', company.company_id)
+          .where('phone_number', '=', o.phoneNumber)
+          .where('state', '<>', 'closed')
+          .limit(1)
+          .executeTakeFirst()) !== undefined;
+      seen.add(k);
+      if (busy) {
+        held.set(o.attemptId, 'number busy');
+        continue;
+      }
+      const caps = parseCallCaps(company.call_caps);
+      if (caps.length === 0) continue;
+      const since = now - Math.max(...caps.map((c) => c.windowMs));
+      if (capReached(caps, await attempts.placedTo(company.company_id, o.phoneNumber!, since), now)) held.set(o.attemptId, 'call cap');
+    }
+    return held;
   }
 
   accept(attemptId: string, o: { providerCallId: string | null; control?: string | null; deadlineAt: number }): Promise<boolean> {
@@ -70,6 +142,10 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
     if (batch.length === 0) return Promise.resolve([]);
     return this.inWriteTx(async (self) => {
       const closed = await self.closeRows(batch, closedBy);
+      await self.listAsked(
+        batch.filter((c) => c.outcome === DO_NOT_CALL && closed.has(c.attemptId)),
+        now,
+      );
       const moved = await self.moveLeads(batch.filter((c) => c.move !== null && closed.has(c.attemptId)));
       const lost = batch.filter((c) => c.move !== null && closed.has(c.attemptId) && !moved.has(c.move.seq)).map((c) => c.move!.seq);
       const present = new Set<number>();
@@ -101,6 +177,25 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
         return present.has(c.move.seq) ? { result: 'claim lost' } : { result: 'gone' };
       });
     });
+  }
+
+  /** the person asked not to be called: their number goes on the company's do-not-call list (source `call`) with the attempt's close */
+  private async listAsked(asked: readonly Closing[], now: number): Promise<void> {
+    if (asked.length === 0) return;
+    const rows = await this.ex
+      .selectFrom('attempts')
+      .select(['attempt_id', 'company_id', 'phone_number'])
+      .where(
+        'attempt_id',
+        'in',
+        asked.map((c) => c.attemptId),
+      )
+      .where('phone_number', 'is not', null)
+      .execute();
+    const reasons = new Map(asked.map((c) => [c.attemptId, c.reason]));
+    const dnc = new KyselyDncStore(this.ex, this.events);
+    for (const r of rows)
+      await dnc.add(r.company_id, [r.phone_number!], { source: 'call', reason: reasons.get(r.attempt_id) ?? null, now });
   }
 
   async pending(attemptId: string): Promise<PendingAttempt | undefined> {

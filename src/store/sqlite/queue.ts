@@ -3,7 +3,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import { KyselyEventStore } from '../events.js';
 import type { AttemptOpening, ClaimRequest, Closing } from '../queue.js';
-import { CLAIMED_STATUS, type ClaimRow, dueTime, iso, unheld, SharedQueueStore } from '../shared/queue.js';
+import { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld, SharedQueueStore } from '../shared/queue.js';
 
 /** the due time, exactly as the index expression spells it (migration 0002) */
 const due = sql`coalesce(next_attempt_at, scheduled_for, '')`;
@@ -27,7 +27,7 @@ const dueOfPriority = (r: ClaimRequest, priority: number, limit: number) => sql<
   from leads
   where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority = ${priority}
     and ${due} <= ${iso(r.dueBy ?? r.now)} and attempts < ${r.maxAttempts} + extra_attempts ${inZones(r.openZones)}
-    and ${unheld}
+    and ${unheld} and ${notListed(r.campaignId)}
   order by ${due}, seq
   limit ${limit} + 0`;
 
@@ -87,7 +87,7 @@ export class SqliteQueueStore extends SharedQueueStore {
     const after = now === null ? sql`` : sql`and ${due} > ${iso(now)}`;
     for await (const p of this.priorities(campaignId)) {
       const { rows } = await sql<{ d: string }>`select ${due} as d from leads
-        where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = ${p} ${after}
+        where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = ${p} ${after} and ${notListed(campaignId)}
         order by ${due} limit 1`.execute(this.ex);
       const d = rows[0]?.d;
       if (d !== undefined && (first === null || d < first)) first = d;

@@ -15,6 +15,9 @@ const REASONS: Record<DueReason, string> = {
   'local time': "It is outside the called person's local window (their time zone comes from the number).",
   'claimed by another worker': 'A dialer is calling it right now.',
   'campaign paused': 'The campaign is paused: no call is placed until it is resumed.',
+  "on the company's do-not-call list": "Its number is on the company's do-not-call list: it is not called until the number is removed.",
+  "at the company's per-number call cap":
+    "Its number was called as often as the company's call caps allow, across all the company's campaigns.",
 };
 
 const outcome = (a: AttemptRow) => html`<span class="badge ${a.success ? 'concluded' : 'exhausted'}">${a.outcome}</span>`;

@@ -1,0 +1,99 @@
+/**
+ * `leadline dnc import`: a CSV of numbers streamed onto a company's
+ * do-not-call list, 1000 numbers per transaction (one insert and its
+ * dnc.added event), so a file of millions of rows is never held in memory.
+ * Rows whose number is not E.164 are counted as rejected, the first few
+ * named with their line; the rest of their chunk is listed.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { parse } from 'csv-parse';
+import type { Progress } from '../integrations/progress.js';
+import type { Store } from '../store/index.js';
+import { E164 } from './dnc.js';
+
+const CHUNK = 1000;
+const SHOWN_REJECTIONS = 20;
+/** the column read when --column is not given: the first of these the header has (any case), or a file's only column */
+const PHONE_COLUMNS = ['phonenumber', 'phone_number', 'phone', 'number'];
+
+export class DncImportError extends Error {}
+
+export interface DncImportSummary {
+  rows: number;
+  added: number;
+  alreadyListed: number;
+  rejected: number;
+  rejections: { line: number; reason: string }[];
+  seconds: number;
+}
+
+function columnIndex(header: readonly string[], column: string | undefined): number {
+  if (column !== undefined) {
+    const at = header.indexOf(column);
+    if (at < 0) throw new DncImportError(`no column "${column}" in the header (${header.join(', ')})`);
+    return at;
+  }
+  const at = header.findIndex((h) => PHONE_COLUMNS.includes(h.trim().toLowerCase()));
+  if (at >= 0) return at;
+  if (header.length === 1) return 0;
+  throw new DncImportError(`which column holds the numbers? none is named ${PHONE_COLUMNS.join(', ')}: give --column NAME`);
+}
+
+export async function importDnc(opts: {
+  store: Store;
+  companyId: string;
+  file: string;
+  column?: string;
+  now: () => number;
+  progress?: (totalBytes: number) => Progress;
+}): Promise<DncImportSummary> {
+  const started = Date.now();
+  const size = statSync(opts.file).size;
+  const progress = opts.progress?.(size);
+  const totals = { rows: 0, added: 0, alreadyListed: 0, rejected: 0 };
+  const rejections: DncImportSummary['rejections'] = [];
+  let chunk: string[] = [];
+
+  const flush = async (bytes: number) => {
+    if (chunk.length > 0) {
+      const numbers = chunk;
+      const added = await opts.store.transaction((tx) =>
+        tx.dnc.add(opts.companyId, numbers, { source: 'import', reason: null, now: opts.now() }),
+      );
+      totals.added += added.length;
+      totals.alreadyListed += new Set(numbers).size - added.length;
+      chunk = [];
+    }
+    progress?.update({ bytes, rows: totals.rows, created: totals.added, skipped: totals.alreadyListed, rejected: totals.rejected });
+  };
+
+  const parser = createReadStream(opts.file).pipe(parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
+  let at: number | undefined;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number; bytes: number } }>) {
+      if (at === undefined) {
+        at = columnIndex(record, opts.column);
+        progress?.begin(info.bytes, 0);
+        continue;
+      }
+      totals.rows++;
+      const phone = (record[at] ?? '').trim();
+      if (E164.test(phone)) chunk.push(phone);
+      else {
+        totals.rejected++;
+        if (rejections.length < SHOWN_REJECTIONS)
+          rejections.push({
+            line: info.lines,
+            reason: `"${phone}" is not an E.164 number (a plus sign and 2 to 15 digits, the first not 0)`,
+          });
+      }
+      if (chunk.length === CHUNK) await flush(info.bytes);
+    }
+    if (at === undefined) throw new DncImportError(`${opts.file} is empty: a CSV with a header row is expected`);
+    await flush(size);
+  } finally {
+    progress?.stop();
+    parser.destroy();
+  }
+  return { ...totals, rejections, seconds: (Date.now() - started) / 1000 };
+}

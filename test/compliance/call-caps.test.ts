@@ -1,0 +1,131 @@
+/**
+ * Per-number call caps across a company's campaigns, and one call at a time
+ * to a number within a company, on a real database: counted right before each
+ * call; a capped lead waits until the cap lets a call through, and explain
+ * says so. docs/compliance.md "Per-number call caps".
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCampaign, createCompany } from '../../src/campaigns/service.js';
+import { capReached, formatCallCaps, parseCallCaps } from '../../src/compliance/call-caps.js';
+import { claimDue } from '../../src/dialer/claim.js';
+import { explainLead } from '../../src/dialer/explain.js';
+import { Dialer } from '../../src/dialer/worker.js';
+import type { Store } from '../../src/store/index.js';
+import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { attemptRows, leadRow, seedLeads } from '../dialer/support.js';
+
+const silent = pino({ level: 'silent' });
+const T0 = Date.parse('2026-03-10T14:00:00.000Z');
+const H = 3_600_000;
+
+describe('call caps, parsed', () => {
+  it('reads CALLS/WINDOW lists and none', () => {
+    expect(parseCallCaps('3/24h,7/7d')).toEqual([
+      { max: 3, windowMs: 24 * H },
+      { max: 7, windowMs: 7 * 24 * H },
+    ]);
+    expect(parseCallCaps('none')).toEqual([]);
+    expect(parseCallCaps('')).toEqual([]);
+    expect(formatCallCaps(parseCallCaps('3/24h, 7/7d'))).toBe('3/1d,7/7d');
+    for (const bad of ['3', '0/1h', '3/1x', '3/30s', '3/400d', 'x/1h', '3/1h,'])
+      expect(() => parseCallCaps(bad), bad).toThrow(/invalid call cap/);
+  });
+
+  it('names the cap reached and when the next call is allowed', () => {
+    const caps = parseCallCaps('2/1h,3/1d');
+    expect(capReached(caps, [T0 - 10 * 60_000], T0)).toBeNull();
+    expect(capReached(caps, [T0 - 50 * 60_000, T0 - 10 * 60_000], T0)).toEqual({ cap: '2/1h', until: T0 + 10 * 60_000 });
+    expect(capReached(caps, [T0 - 5 * H, T0 - 3 * H, T0 - 2 * H], T0)).toEqual({ cap: '3/1d', until: T0 + 19 * H });
+  });
+});
+
+describe.each(await availableStores())('call caps and one call per number on %s', (kind) => {
+  let store: TestStore;
+  let db: Store;
+  beforeAll(async () => {
+    store = await createTestStore(kind);
+    db = await store.open();
+  });
+  afterAll(async () => {
+    await db?.close();
+    await store?.drop();
+  });
+
+  const worker = (campaignId: string, now: number) =>
+    new Dialer({ store: db, logger: silent, campaignIds: [campaignId], now: () => now, random: () => 0, simulateDurationMs: [0, 0] });
+  const company = async (caps: string) => {
+    const { companyId } = await createCompany(db, 'Caps Co');
+    await db.companies.setCallCaps(companyId, caps);
+    const campaign = async () =>
+      (await createCampaign(db, { companyId, name: 'c', hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00' })).campaignId;
+    return { companyId, campaign };
+  };
+
+  it("counts calls placed to a number across the company's campaigns: at the cap the lead waits, and explain says until when", async () => {
+    const { campaign } = await company('2/1h');
+    const [c1, c2, c3] = [await campaign(), await campaign(), await campaign()];
+    const phoneNumber = '+14155552001';
+    const [l1] = await seedLeads(db, c1, [{ phoneNumber }]);
+    const [l2] = await seedLeads(db, c2, [{ phoneNumber }]);
+    const [l3] = await seedLeads(db, c3, [{ phoneNumber }]);
+    expect(await worker(c1, T0).runOnce()).toMatchObject({ attempts: 1 });
+    expect(await worker(c2, T0 + 60_000).runOnce()).toMatchObject({ attempts: 1 });
+    expect(await worker(c3, T0 + 120_000).runOnce()).toMatchObject({ attempts: 0 });
+    expect(await attemptRows(db, l3!)).toEqual([]);
+    const until = new Date(T0 + H).toISOString();
+    expect(await leadRow(db, l3!)).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null, next_attempt_at: until });
+    const why = await explainLead(db, c3, { phoneNumber }, T0 + 120_000);
+    expect(why.reasons).toEqual(['scheduled later', "at the company's per-number call cap"]);
+    expect(why.details["at the company's per-number call cap"]).toBe(`2/1h; next allowed at ${until}`);
+    expect(why.nextDueAt?.toISOString()).toBe(until);
+    // once the first call has left the window
+    expect(await worker(c3, T0 + H + 1000).runOnce()).toMatchObject({ attempts: 1 });
+    expect((await leadRow(db, l3!))!.status).toBe('concluded');
+    expect([(await leadRow(db, l1!))!.status, (await leadRow(db, l2!))!.status]).toEqual(['concluded', 'concluded']);
+  });
+
+  it("another company's calls and other numbers do not count; a deleted and re-added lead keeps its count", async () => {
+    const a = await company('1/1d');
+    const b = await company('1/1d');
+    const [ca, cb] = [await a.campaign(), await b.campaign()];
+    const phoneNumber = '+14155552101';
+    await seedLeads(db, ca, [{ phoneNumber }]);
+    await seedLeads(db, cb, [{ phoneNumber }, { phoneNumber: '+14155552102' }]);
+    expect(await worker(ca, T0).runOnce()).toMatchObject({ attempts: 1 });
+    expect(await worker(cb, T0).runOnce()).toMatchObject({ attempts: 2 });
+    // re-adding the number as a new lead does not reset what was placed to it
+    await db.kysely.deleteFrom('leads').where('campaign_id', '=', ca).execute();
+    const [again] = await seedLeads(db, ca, [{ phoneNumber }]);
+    expect(await worker(ca, T0 + H).runOnce()).toMatchObject({ attempts: 0 });
+    expect((await leadRow(db, again!))!.next_attempt_at).toBe(new Date(T0 + 24 * H).toISOString());
+  });
+
+  it('never calls one number twice at once within a company, whatever the caps', async () => {
+    const { campaign } = await company('');
+    const [c1, c2] = [await campaign(), await campaign()];
+    const phoneNumber = '+14155552201';
+    await seedLeads(db, c1, [{ phoneNumber }]);
+    const [l2] = await seedLeads(db, c2, [{ phoneNumber }]);
+    // a call of c1 to the number is in progress (its attempt open)
+    const [lead] = await claimDue(db, { campaignId: c1, maxAttempts: 3, workerId: 'w1', limit: 1, now: T0, leaseMs: H });
+    const opening = { attemptId: 'at_busy_1', lead: lead!, phoneNumber, startedAt: T0, deadlineAt: T0 + H };
+    expect(await db.queue.open([opening], T0)).toEqual(['opened']);
+    expect(await worker(c2, T0 + 1000).runOnce()).toMatchObject({ attempts: 0 });
+    expect(await attemptRows(db, l2!)).toEqual([]);
+    const retry = Number((await db.campaigns.byId(c2))!.retry_delay_ms);
+    expect(await leadRow(db, l2!)).toMatchObject({
+      status: 'raw',
+      claimed_by: null,
+      next_attempt_at: new Date(T0 + 1000 + retry).toISOString(),
+    });
+    // two openings of one batch for the same number: the second is refused
+    const [c3, c4] = [await campaign(), await campaign()];
+    await seedLeads(db, c3, [{ phoneNumber: '+14155552202' }]);
+    await seedLeads(db, c4, [{ phoneNumber: '+14155552202' }]);
+    const [x] = await claimDue(db, { campaignId: c3, maxAttempts: 3, workerId: 'w1', limit: 1, now: T0, leaseMs: H });
+    const [y] = await claimDue(db, { campaignId: c4, maxAttempts: 3, workerId: 'w1', limit: 1, now: T0, leaseMs: H });
+    const open = (id: string, l: typeof x) => ({ attemptId: id, lead: l!, phoneNumber: '+14155552202', startedAt: T0, deadlineAt: T0 + H });
+    expect(await db.queue.open([open('at_pair_1', x), open('at_pair_2', y)], T0)).toEqual(['opened', 'number busy']);
+  });
+});
