@@ -68,6 +68,7 @@ async function tenants(db, template) {
 async function seed(db, { first, last, measured, due }) {
   const k = db.kysely;
   const now = Date.now();
+  // next_attempt_at is ISO 8601 text, compared as text: a number there sorts before every date, as if long due
   const { rows: indexes } = await sql`
     select indexname, indexdef from pg_indexes
     where tablename = 'leads' and indexname not in (select conname from pg_constraint)`.execute(k);
@@ -79,7 +80,7 @@ async function seed(db, { first, last, measured, due }) {
              case when ${due}::bool then ${measured} else 'cp_s' || lpad((i % ${CAMPAIGNS}::int)::text, 5, '0') end,
              '+1' || (3000000000 + i), 'seed-' || i,
              '{"name":"Lead ' || i || '","company":"Acme","source":"seed"}', 'raw', i % 101, 0, ${now}::bigint + i,
-             case when ${due}::bool then null else ${now + YEAR}::bigint + i end
+             case when ${due}::bool then null else ${new Date(now + YEAR).toISOString()} end
       from generate_series(${first}::int, ${last}::int) as i`.execute(tx);
     for (const ix of indexes) await sql.raw(ix.indexdef).execute(tx);
   });
@@ -162,7 +163,7 @@ async function dueToCall(db, rx, n) {
     const dueAt = base + i * 200;
     const id = await leads.create(
       { companyId, campaignId: null },
-      { campaignId, phoneNumber: `+1421555${String(i).padStart(4, '0')}`, scheduledFor: new Date(dueAt).toISOString() },
+      { campaignId, phoneNumber: `+1202556${String(i).padStart(4, '0')}`, scheduledFor: new Date(dueAt).toISOString() },
     );
     pending.push({ id, dueAt });
   }
@@ -206,16 +207,19 @@ export async function scaleRun({ raw, tmp, log }) {
     await sql`update campaigns set provider = 'webhook', provider_url = ${rx.url} where id like 'cp_s%'`.execute(db.kysely);
     // its due leads would keep the dialer busy: the figures below are about the others
     await sql`update campaigns set paused_at = ${Date.now()}, paused_reason = 'bench' where id = ${measured}`.execute(db.kysely);
-    const dialer = await idleDialer(store.url, `${tmp}/scale-dialer.log`, log, db, 'postgres', { warmSeconds: WARM_SECONDS, seconds: 30 });
+    const dialer = await idleDialer(store.url, `${tmp}/scale-dialer.log`, log, db, 'postgres', { warmSeconds: WARM_SECONDS, seconds: 65 });
     let due;
+    let dialerRss;
     try {
       due = await dueToCall(db, rx, 50);
+      // read while it runs: a stopped process has no /proc entry to read
+      dialerRss = dialer.rss();
     } finally {
       await dialer.stop();
       await rx.close();
     }
     const size = (await sql`select pg_total_relation_size('leads') as b, (select count(*) from leads) as n`.execute(db.kysely)).rows[0];
-    return { total, tenth, small, big, idle: dialer.figures, due, bytesPerLead: Number(size.b) / Number(size.n), dialerRss: dialer.rss() };
+    return { total, tenth, small, big, idle: dialer.figures, due, bytesPerLead: Number(size.b) / Number(size.n), dialerRss };
   } finally {
     await db.close();
     await store.db.close().catch(() => {});

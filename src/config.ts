@@ -69,6 +69,8 @@ export interface Config {
   readonly outboundAllow: OutboundAllow;
   /** SECRET_KEY: seals stored secrets (src/crypto/secrets.ts); undefined keeps them as given */
   readonly secretKey: KeyObject | undefined;
+  /** PUBLIC_URL: where the AI voice platforms reach `leadline serve` (their per-call callback URLs, docs/providers.md) */
+  readonly publicUrl: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -110,6 +112,24 @@ function trustProxy(raw: string | undefined): boolean | string {
   // (Fastify trusts nobody given one), and "1" would be read as the address 0.0.0.1.
   if (/^\d+$/.test(raw)) throw new ConfigError(`TRUST_PROXY must list the proxy addresses or CIDRs, not a hop count, got "${raw}"`);
   return raw; // comma-separated addresses or CIDRs, as Fastify accepts
+}
+
+/** an origin and optional path prefix: the callback URLs are built under it, so no query or fragment */
+function publicUrl(raw: string | undefined): string | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(
+      `PUBLIC_URL must be an http(s) URL such as https://leadline.example.com, without query or credentials, got "${raw}"`,
+    );
+  }
+  return value.replace(/\/+$/, '');
 }
 
 /** a parser whose own errors become ConfigErrors, with their message */
@@ -166,5 +186,6 @@ export function loadConfig(env: Env = process.env): Config {
     server: serverLimits(env),
     outboundAllow: parsed(() => parseOutboundAllow(env.OUTBOUND_ALLOW), OutboundAllowError),
     secretKey: parsed(() => parseSecretKey(env.SECRET_KEY), SecretKeyError),
+    publicUrl: publicUrl(env.PUBLIC_URL),
   });
 }

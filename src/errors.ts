@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'validation' // 400
   | 'missing_key' // 401
   | 'invalid_key' // 401
+  | 'invalid_signature' // 401: a platform's webhook whose signature does not verify
   | 'insufficient_permissions' // 403
   | 'forbidden' // 403
   | 'not_found' // 404
@@ -39,6 +40,7 @@ export const MESSAGES = {
   invalidCursor: 'Invalid cursor',
   noPredial: 'Campaign has no predial function configured; phoneNumber is required',
   unavailable: 'Service temporarily unavailable',
+  invalidSignature: 'Invalid or missing webhook signature',
 } as const;
 
 export const validation = (message: string) => new AppError('validation', message);

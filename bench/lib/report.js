@@ -3,8 +3,9 @@
  * the part between the two markers; the prose around them is written by hand.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
 
 const BEGIN = '<!-- bench:results:begin (written by npm run bench) -->';
 const END = '<!-- bench:results:end -->';
@@ -89,8 +90,38 @@ export function writeScaleReport(path, table, seconds) {
   process.stderr.write(`wrote ${path}\n`);
 }
 
+/**
+ * Each full run also keeps its rows as bench/results/node<major>.json, so that
+ * a run on another Node (see "Node 20 and Node 24" in BENCHMARKS.md) can be set
+ * beside the last one on this Node without running both in one process.
+ */
+function sideBySide(dir, rows, m) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `node${process.versions.node.split('.')[0]}.json`), `${JSON.stringify({ machine: m, rows }, null, 1)}\n`);
+  const runs = readdirSync(dir)
+    .filter((f) => /^node\d+\.json$/.test(f))
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
+    .sort((a, b) => Number(a.machine.node.slice(1).split('.')[0]) - Number(b.machine.node.slice(1).split('.')[0]));
+  const key = (r) => `${r.n}|${r.name}|${r.store}`;
+  const keys = [...new Map(runs.flatMap((run) => run.rows.map((r) => [key(r), r]))).values()];
+  const head = ['#', 'figure', 'store', ...runs.flatMap((run) => [`Node ${run.machine.node.slice(1)}`, 'ratio'])];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  for (const k of keys) {
+    const cellsOf = runs.flatMap((run) => {
+      const r = run.rows.find((x) => key(x) === key(k));
+      return [r?.leadline ?? '–', r?.ratio || '–'];
+    });
+    lines.push(`| ${k.n} | ${k.name} | ${k.store ?? ''} | ${cellsOf.join(' | ')} |`);
+  }
+  const runsLine = runs.map(
+    (run) => `Node ${run.machine.node.slice(1)}: ${run.machine.date}, commit ${run.machine.commit}, load at the end ${run.machine.load}`,
+  );
+  return ['', '### Node versions side by side', '', ...runsLine.map((l) => `- ${l}`), '', ...lines];
+}
+
 export function writeReport(path, rows, { seconds, notes, sizes, plans = [] }) {
   const m = machine();
+  const runtimes = sideBySide(join(path, '..', 'bench', 'results'), rows, m);
   const block = [
     BEGIN,
     `Run of ${m.date} — ${m.cpu}, ${m.memory}, ${m.os}, Node ${m.node}, commit ${m.commit};`,
@@ -101,6 +132,7 @@ export function writeReport(path, rows, { seconds, notes, sizes, plans = [] }) {
     markdown(rows),
     ...notes.map((n) => `- note: ${n}`),
     ...plans.flatMap((p) => ['', `Plan, ${p.title}`, '', '```', p.plan, '```']),
+    ...runtimes,
     END,
   ].join('\n');
   let text = existsSync(path) ? readFileSync(path, 'utf8') : `# Benchmarks\n\n${BEGIN}\n${END}\n`;

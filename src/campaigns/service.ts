@@ -1,4 +1,5 @@
 /** Companies and campaigns, as the operator CLI and the dashboard create them. */
+import { type Secrets, secretsFor } from '../crypto/secrets.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CampaignRow } from '../store/campaigns.js';
@@ -17,33 +18,89 @@ export async function createCompany(store: Store, name: string, now = Date.now()
 /** a campaign's state that is not a setting, as it starts */
 const NOT_PAUSED = { paused_at: null, paused_reason: null, not_placed_streak: 0 } as const;
 
-/** Settings are parsed already (settings.ts parseSetting); this checks how they combine. */
+/** Without SECRET_KEY: secrets are stored as given. */
+const PLAIN = secretsFor(undefined);
+const SEALED_COLUMNS = ['provider_secret', 'provider_webhook_secret'] as const;
+
+/** Bound to the column and the campaign: a sealed value copied elsewhere does not open. */
+const secretContext = (column: (typeof SEALED_COLUMNS)[number], campaignId: string) => `campaigns.${column}:${campaignId}`;
+
+function sealed(values: CampaignSettings, campaignId: string, secrets: Secrets): CampaignSettings {
+  const out = { ...values };
+  for (const column of SEALED_COLUMNS) {
+    const plain = out[column];
+    if (typeof plain === 'string') out[column] = secrets.seal(plain, secretContext(column, campaignId));
+  }
+  return out;
+}
+
+/** A platform campaign's secrets in plain text, for the dialer and the webhook route. */
+export function providerSecrets(
+  row: Pick<CampaignRow, 'id' | 'provider_secret' | 'provider_webhook_secret'>,
+  secrets: Secrets,
+): { secret: string | null; webhookSecret: string | null } {
+  const open = (column: (typeof SEALED_COLUMNS)[number]) => {
+    const stored = row[column];
+    return stored === null ? null : secrets.open(stored, secretContext(column, row.id));
+  };
+  return { secret: open('provider_secret'), webhookSecret: open('provider_webhook_secret') };
+}
+
+/**
+ * Settings are parsed already (settings.ts parseSetting); this checks how
+ * they combine, and seals the provider's secrets (SECRET_KEY, `secrets`).
+ */
 export async function createCampaign(
   store: Store,
   input: { companyId: string; name: string } & CampaignSettings,
   now = Date.now(),
+  secrets: Secrets = PLAIN,
 ): Promise<{ campaignId: string }> {
   const { companyId, name, ...given } = input;
   // Every setting is written, the defaults from DEFAULT_SETTINGS: the columns'
   // own defaults (frozen in the migrations) never decide a new campaign.
-  const row = { ...DEFAULT_SETTINGS, predial_url: null, predial_secret: null, provider_url: null, ...definedOnly(given) };
+  const row = { ...DEFAULT_SETTINGS, ...NO_SECRETS, ...definedOnly(given) };
   checkSettings(row);
   if (!(await store.companies.exists(companyId))) throw new AppError('not_found', `company ${companyId} not found`);
   const campaignId = newId('cp_');
-  await store.campaigns.insert({ id: campaignId, company_id: companyId, name, created_at: now, ...row, ...NOT_PAUSED });
+  await store.campaigns.insert({
+    id: campaignId,
+    company_id: companyId,
+    name,
+    created_at: now,
+    ...row,
+    ...sealed(definedOnly(given), campaignId, secrets),
+    ...NOT_PAUSED,
+  });
   return { campaignId };
 }
 
+/** the settings with no default: none until given */
+const NO_SECRETS = {
+  predial_url: null,
+  predial_secret: null,
+  provider_url: null,
+  provider_secret: null,
+  provider_options: '{}',
+  provider_base_url: null,
+  provider_webhook_secret: null,
+} as const;
+
 /** Changes only the settings given; the others keep their current value. */
-export async function updateCampaign(store: Store, campaignId: string, settings: CampaignSettings): Promise<CampaignRow> {
+export async function updateCampaign(
+  store: Store,
+  campaignId: string,
+  settings: CampaignSettings,
+  secrets: Secrets = PLAIN,
+): Promise<CampaignRow> {
   const values = definedOnly(settings);
   return store.transaction(async (tx) => {
     const current = await tx.campaigns.byId(campaignId);
     if (!current) throw new AppError('not_found', `campaign ${campaignId} not found`);
-    const next = { ...current, ...values };
-    checkSettings(next);
-    await tx.campaigns.update(campaignId, values);
-    return next;
+    checkSettings({ ...current, ...values }, values);
+    const stored = sealed(values, campaignId, secrets);
+    await tx.campaigns.update(campaignId, stored);
+    return { ...current, ...stored };
   });
 }
 

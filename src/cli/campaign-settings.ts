@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { formatRetryDelays } from '../campaigns/retry-delays.js';
 import type { CampaignRow } from '../campaigns/service.js';
-import { type CampaignSettings, parseSetting } from '../campaigns/settings.js';
+import { type CampaignSettings, parseSetting, providerOptions } from '../campaigns/settings.js';
+import { isPlatformName, platformFor } from '../dialer/providers/platforms/index.js';
 import { formatDuration } from '../scheduling/duration.js';
 import { arg } from './context.js';
 
@@ -38,8 +39,28 @@ export function settingsOptions(command: Command): Command {
       arg(parseSetting.predialUrl),
     )
     .option('--predial-secret <secret>', 'signs predial and webhook requests (HMAC-SHA256)', arg(parseSetting.predialSecret))
-    .option('--provider <name>', 'call provider: simulate or webhook (default simulate)', arg(parseSetting.provider))
+    .option(
+      '--provider <name>',
+      'call provider: simulate, webhook, vapi, retell, bland or twilio (default simulate)',
+      arg(parseSetting.provider),
+    )
     .option('--provider-url <url>', 'where the webhook provider POSTs each call', arg(parseSetting.providerUrl))
+    .option(
+      '--provider-secret <key>',
+      "vapi, retell, bland, twilio: the platform's API key (twilio: the auth token); write-only",
+      arg(parseSetting.providerSecret),
+    )
+    .option(
+      '--provider-option <key=value>',
+      "the platform's options, repeatable (docs/providers.md lists each platform's keys); given on update, they replace all of them",
+      (raw: string, previous?: Record<string, string>) => arg((r: string) => collectOption(r, previous))(raw),
+    )
+    .option('--provider-base-url <url>', "the platform's API (default its public one), e.g. for a proxy", arg(parseSetting.providerBaseUrl))
+    .option(
+      '--provider-webhook-secret <secret>',
+      'the secret the platform signs its webhooks with, where that is not the API key (bland: required); write-only',
+      arg(parseSetting.providerWebhookSecret),
+    )
     .option(
       '--simulate-success <p>',
       'simulate provider: probability a call succeeds, 0..1 (default 0.5)',
@@ -57,6 +78,13 @@ export function settingsOptions(command: Command): Command {
     );
 }
 
+/** commander's accumulator for the repeatable --provider-option */
+function collectOption(raw: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const [key, value] = parseSetting.providerOption(raw);
+  if (previous && Object.hasOwn(previous, key)) throw new Error(`--provider-option ${key} is given twice`);
+  return Object.assign(Object.create(null) as Record<string, string>, previous, { [key]: value });
+}
+
 export type SettingsFlags = {
   timezone?: string;
   hours?: string;
@@ -69,6 +97,10 @@ export type SettingsFlags = {
   predialSecret?: string;
   provider?: string;
   providerUrl?: string;
+  providerSecret?: string;
+  providerOption?: Record<string, string>;
+  providerBaseUrl?: string;
+  providerWebhookSecret?: string;
   simulateSuccess?: number;
   simulateFailures?: string;
   simulateDuration?: string;
@@ -86,6 +118,10 @@ export const toSettings = (o: SettingsFlags): CampaignSettings => ({
   predial_secret: o.predialSecret,
   provider: o.provider,
   provider_url: o.providerUrl,
+  provider_secret: o.providerSecret,
+  provider_options: o.providerOption === undefined ? undefined : JSON.stringify({ ...o.providerOption }),
+  provider_base_url: o.providerBaseUrl,
+  provider_webhook_secret: o.providerWebhookSecret,
   simulate_success: o.simulateSuccess,
   simulate_failures: o.simulateFailures,
   simulate_duration: o.simulateDuration,
@@ -106,6 +142,14 @@ export function settingsJson(c: CampaignRow) {
     concurrency: c.concurrency,
     provider: c.provider,
     providerUrl: c.provider_url,
+    ...(isPlatformName(c.provider)
+      ? {
+          providerOptions: providerOptions(c.provider_options),
+          providerBaseUrl: c.provider_base_url ?? platformFor(c.provider).defaultBaseUrl,
+          providerSecretSet: c.provider_secret !== null,
+          providerWebhookSecretSet: c.provider_webhook_secret !== null,
+        }
+      : {}),
     simulate: { success: c.simulate_success, failures: c.simulate_failures, duration: c.simulate_duration },
     predialUrl: c.predial_url,
     predialSigned: c.predial_secret !== null,
@@ -119,7 +163,11 @@ export function describe(c: CampaignRow): string {
   const provider =
     c.provider === 'webhook'
       ? `webhook ${c.provider_url}`
-      : `${c.provider} (success ${c.simulate_success}; failures ${c.simulate_failures}; duration ${c.simulate_duration})`;
+      : isPlatformName(c.provider)
+        ? `${c.provider} ${s.providerBaseUrl} (${Object.entries(s.providerOptions ?? {})
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', ')}; secret ${s.providerSecretSet ? 'set' : 'missing'}${s.providerWebhookSecretSet ? '; webhook secret set' : ''})`
+        : `${c.provider} (success ${c.simulate_success}; failures ${c.simulate_failures}; duration ${c.simulate_duration})`;
   return [
     `campaignId:    ${c.id}`,
     `name:          ${c.name}`,

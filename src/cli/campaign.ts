@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createCampaign, getCampaign, resumeCampaign, updateCampaign } from '../campaigns/service.js';
 import { SettingsError } from '../campaigns/settings.js';
+import { secretsFor } from '../crypto/secrets.js';
 import { AppError } from '../errors.js';
 import type { Store } from '../store/index.js';
 import { describe, settingsJson, settingsOptions, toSettings } from './campaign-settings.js';
@@ -32,8 +33,11 @@ export function registerCampaign(program: Command): void {
   )
     .option('--json', 'print JSON')
     .action((o) =>
-      withStore(async (store) => {
-        const result = await usage(() => createCampaign(store, { companyId: o.company, name: o.name, ...toSettings(o) }));
+      withStore(async (store, config) => {
+        const secrets = secretsFor(config.secretKey);
+        const result = await usage(() =>
+          createCampaign(store, { companyId: o.company, name: o.name, ...toSettings(o) }, Date.now(), secrets),
+        );
         output(o.json, result, describe(await campaignOrFail(store, result.campaignId)));
       }),
     );
@@ -46,8 +50,8 @@ export function registerCampaign(program: Command): void {
   )
     .option('--json', 'print JSON')
     .action((campaignId: string, o) =>
-      withStore(async (store) => {
-        const row = await usage(() => updateCampaign(store, campaignId, toSettings(o)));
+      withStore(async (store, config) => {
+        const row = await usage(() => updateCampaign(store, campaignId, toSettings(o), secretsFor(config.secretKey)));
         output(o.json, { campaignId }, describe(row));
       }),
     );

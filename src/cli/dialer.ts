@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
+import { secretsFor } from '../crypto/secrets.js';
 import { OutboundPolicy, setOutboundPolicy } from '../net/outbound.js';
 import { openStore } from '../store/index.js';
 import { parseDuration, parseDurationRange } from '../scheduling/duration.js';
@@ -87,6 +88,8 @@ export function registerDialer(program: Command): void {
           predialTimeoutMs: o.predialTimeout ?? 5000,
           // absent: each campaign's own simulate duration
           simulateDurationMs: o.simulateDuration,
+          publicUrl: config.publicUrl,
+          secrets: secretsFor(config.secretKey),
         });
         let stopped: Promise<void> | undefined;
         const stop = (signal: string) => {

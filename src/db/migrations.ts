@@ -18,6 +18,8 @@ import { nanpZones } from './migrations/0008_nanp_zones.js';
 import { dialerProduction } from './migrations/0009_dialer_production.js';
 import { timezoneNarrows } from './migrations/0010_timezone_narrows.js';
 import { compliance } from './migrations/0011_compliance.js';
+import { webhooks } from './migrations/0012_webhooks.js';
+import { platformProviders } from './migrations/0013_platform_providers.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -33,6 +35,8 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0009_dialer_production': dialerProduction(dialect),
     '0010_timezone_narrows': timezoneNarrows(dialect),
     '0011_compliance': compliance(dialect),
+    '0012_webhooks': webhooks(dialect),
+    '0013_platform_providers': platformProviders(dialect),
   };
 }
 

@@ -41,6 +41,14 @@ export interface CampaignTable {
   paused_reason: string | null;
   /** calls in a row that could not be placed; 20 pause the campaign */
   not_placed_streak: number;
+  /** the platform's API key (Twilio: the auth token); sealed when SECRET_KEY is set (migration 0013) */
+  provider_secret: string | null;
+  /** the platform's --provider-option KEY=VALUE pairs as a JSON object; '{}' for simulate and webhook */
+  provider_options: string;
+  /** the platform's API, when not its public one */
+  provider_base_url: string | null;
+  /** the secret the platform signs its webhooks with, where that is not the API key; sealed like provider_secret */
+  provider_webhook_secret: string | null;
   created_at: number;
 }
 
@@ -167,6 +175,44 @@ interface EventTable {
   count: number;
   /** JSON array of the items' data */
   items: string;
+  /** PostgreSQL: the writing transaction's id, the first sort key of readers (migration 0012); SQLite: 0 */
+  tx: Generated<number>;
+}
+
+/** a company's webhook endpoint and its position in the events (migration 0012) */
+interface WebhookTable {
+  id: string;
+  company_id: string;
+  campaign_id: string | null;
+  url: string;
+  secret: string;
+  /** comma-separated event types; '' for every type */
+  event_types: string;
+  created_at: number;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+  pos_tx: number;
+  pos_id: number;
+  pos_n: number;
+  tries: number;
+  next_try_at: number;
+  failing_since: number | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+}
+
+/** one try of one message to one endpoint */
+interface WebhookDeliveryTable {
+  id: Generated<number>;
+  webhook_id: string;
+  message_id: string;
+  event_type: string;
+  try: number;
+  ok: number;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  created_at: number;
 }
 
 /** one number on a company's do-not-call list (migration 0011) */
@@ -188,6 +234,8 @@ export interface Database {
   zone_sets: ZoneSetTable;
   dialers: DialerTable;
   events: EventTable;
+  webhooks: WebhookTable;
+  webhook_deliveries: WebhookDeliveryTable;
   users: UserTable;
   sessions: SessionTable;
   dnc: DncTable;

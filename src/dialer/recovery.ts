@@ -11,35 +11,46 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/index.js';
 import { closingForPending } from './attempts.js';
+import type { Reconcile } from './reconcile.js';
 
 const BATCH = 200;
 
-export async function recoverStale(store: Store, now: number, log: Logger): Promise<number> {
-  const closed = await closeStale(store, now, log);
+export async function recoverStale(store: Store, now: number, log: Logger, reconcile?: Reconcile): Promise<number> {
+  const closed = await closeStale(store, now, log, reconcile);
   // then the leases that lapsed before any attempt was written
   const released = await store.queue.releaseExpired(now);
   if (released > 0) log.warn({ released }, 'leads whose dialer stopped renewing its claim are due again');
   return closed + released;
 }
 
-async function closeStale(store: Store, now: number, log: Logger): Promise<number> {
+async function closeStale(store: Store, now: number, log: Logger, reconcile?: Reconcile): Promise<number> {
   let closed = 0;
   for (;;) {
     const stale = await store.queue.stale(now, BATCH);
     if (stale.length === 0) return closed;
-    const closings = stale.map((p) => {
-      const timedOut = p.deadlineAt !== null && p.deadlineAt <= now;
-      const reason = timedOut
-        ? 'no outcome arrived within the call timeout'
-        : 'the dialer placing the call stopped renewing its claim (it crashed or stalled)';
-      return closingForPending(p, { success: false, outcome: 'unknown', reason, durationSeconds: null, counts: true, finishedAt: now });
-    });
+    const closings = await Promise.all(
+      stale.map(async (p) => {
+        const timedOut = p.deadlineAt !== null && p.deadlineAt <= now;
+        // past its timeout, a platform's call is looked up there first (src/dialer/reconcile.ts)
+        const learnt = timedOut && reconcile ? await reconcile(p, now) : null;
+        if (learnt) return closingForPending(p, { ...learnt, finishedAt: now });
+        const reason = timedOut
+          ? 'no outcome arrived within the call timeout'
+          : 'the dialer placing the call stopped renewing its claim (it crashed or stalled)';
+        return closingForPending(p, { success: false, outcome: 'unknown', reason, durationSeconds: null, counts: true, finishedAt: now });
+      }),
+    );
     const byTimeout = closings.filter((_, i) => stale[i]!.deadlineAt !== null && stale[i]!.deadlineAt! <= now);
     const byRecovery = closings.filter((c) => !byTimeout.includes(c));
     await store.queue.close(byTimeout, 'timeout', now);
     await store.queue.close(byRecovery, 'recovery', now);
     closed += stale.length;
-    for (const p of stale) log.warn({ campaignId: p.campaignId, leadId: p.leadId, attemptId: p.attemptId }, 'attempt closed as unknown');
+    for (const [i, p] of stale.entries()) {
+      log.warn(
+        { campaignId: p.campaignId, leadId: p.leadId, attemptId: p.attemptId, outcome: closings[i]!.outcome },
+        'attempt closed past its timeout',
+      );
+    }
     if (stale.length < BATCH) return closed;
   }
 }

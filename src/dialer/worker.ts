@@ -24,6 +24,7 @@ import { NotPlacedRuns } from './not-placed.js';
 import { logOutcome, type RunSummary } from './outcome-log.js';
 import type { ProviderOptions } from './providers/index.js';
 import { AttemptRecorder } from './recorder.js';
+import { reconciler } from './reconcile.js';
 import { recoverStale, renewCalls } from './recovery.js';
 import { Schedule } from './schedule.js';
 import { Wakeups } from './wakeups.js';
@@ -115,7 +116,14 @@ export class Dialer {
       notPlaced: (c, reason, retryAfterMs) => runs.notPlaced(c, reason, retryAfterMs),
       placed: (c) => runs.placed(c),
     };
-    this.providers = { simulateDurationMs: o.simulateDurationMs, random: o.random, sleep: o.sleep };
+    this.providers = {
+      simulateDurationMs: o.simulateDurationMs,
+      random: o.random,
+      sleep: o.sleep,
+      publicUrl: o.publicUrl,
+      secrets: o.secrets,
+      request: o.request,
+    };
   }
 
   /** Calls everything due now in the served campaigns, waits for those calls, returns. */
@@ -327,7 +335,7 @@ export class Dialer {
   }
 
   private async recover(): Promise<void> {
-    await recoverStale(this.store, this.now(), this.log);
+    await recoverStale(this.store, this.now(), this.log, reconciler(this.store, this.providers, this.log));
   }
 
   private heartbeat(): Promise<void> {

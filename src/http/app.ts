@@ -19,8 +19,12 @@ import { harden, serverOptions } from './hardening.js';
 import { parseJsonBodies } from './json-body.js';
 import { enforce, refundBodyRefusals, windowsFor } from './limits.js';
 import { registerOpenApi } from './openapi.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { attemptRoutes } from './routes/attempts.js';
+import { providerRoutes } from './routes/providers.js';
+import { secretsFor } from '../crypto/secrets.js';
+import { defaultHttpRequester } from '../net/http.js';
 import { dncRoutes } from './routes/dnc.js';
 import { leadRoutes } from './routes/leads.js';
 import { dashboard } from '../web/plugin.js';
@@ -90,8 +94,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(leadRoutes(leads), { prefix: '/api/v1/records' });
   await app.register(attemptRoutes(store, now), { prefix: '/api/v1/attempts' });
   await app.register(dncRoutes(store, now), { prefix: '/api/v1/dnc' });
-  await app.register(dashboard({ store, limiter, now, postWindows: windows.dashboardPost, maxKeysPerCompany: config.maxKeysPerCompany }), {
-    prefix: '/dashboard',
-  });
+  await app.register(
+    providerRoutes({ store, secrets: secretsFor(config.secretKey), publicUrl: config.publicUrl, request: defaultHttpRequester, now }),
+    { prefix: '/api/v1/providers' },
+  );
+  await app.register(eventRoutes(store), { prefix: '/api/v1/events' });
+  await app.register(
+    dashboard({
+      store,
+      limiter,
+      now,
+      postWindows: windows.dashboardPost,
+      maxKeysPerCompany: config.maxKeysPerCompany,
+      secrets: secretsFor(config.secretKey),
+    }),
+    { prefix: '/dashboard' },
+  );
   return app;
 }

@@ -12,6 +12,7 @@ const STATUS: Record<ErrorCode, number> = {
   validation: 400,
   missing_key: 401,
   invalid_key: 401,
+  invalid_signature: 401,
   insufficient_permissions: 403,
   forbidden: 403,
   not_found: 404,

@@ -10,6 +10,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { DIALER_COMPONENTS } from './openapi-dialer.js';
 import { DNC_COMPONENTS } from './openapi-dnc.js';
+import { EVENT_COMPONENTS } from './openapi-events.js';
 import { COMPONENTS, openApiDoc } from './openapi-schemas.js';
 
 const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -23,7 +24,9 @@ const FAMILIES = [
   { prefix: '/api/v1/records', tag: 'records', noun: 'Record' },
   { prefix: '/api/v1/leads', tag: 'leads', noun: 'Lead' },
   { prefix: '/api/v1/attempts', tag: 'dialer', noun: 'Lead' },
+  { prefix: '/api/v1/providers', tag: 'dialer', noun: 'Lead' },
   { prefix: '/api/v1/dnc', tag: 'compliance', noun: 'Lead' },
+  { prefix: '/api/v1/events', tag: 'events', noun: 'Event' },
 ] as const;
 
 type RouteSchema = Record<string, unknown> & { operationId?: string; description?: string };
@@ -56,7 +59,7 @@ function describeRoute({ schema, url, route }: { schema: unknown; url: string; r
 }
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
-  for (const schema of [...COMPONENTS, ...DIALER_COMPONENTS, ...DNC_COMPONENTS]) app.addSchema(schema);
+  for (const schema of [...COMPONENTS, ...DIALER_COMPONENTS, ...DNC_COMPONENTS, ...EVENT_COMPONENTS]) app.addSchema(schema);
 
   // Response schemas document what handlers send; they must not reshape it.
   // fast-json-stringify (Fastify's default once a response schema exists)
@@ -91,6 +94,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'records', description: 'The same operations under their permanent alias' },
         { name: 'dialer', description: 'Calls: outcome reports of calls placed asynchronously' },
         { name: 'compliance', description: "The company's do-not-call list" },
+        { name: 'events', description: 'Lead changes and call outcomes, for those who cannot receive webhooks' },
         { name: 'service', description: 'Public: health check and this document' },
       ],
       components: {

@@ -21,6 +21,8 @@ export interface AttemptStore {
   byAttemptId(
     attemptId: string,
   ): Promise<{ companyId: string; campaignId: string; state: AttemptTable['state']; closedBy: AttemptTable['closed_by'] } | undefined>;
+  /** the attempt of a platform's call (its id is stored when the create-call answers), among the campaigns calling through that provider */
+  byProviderCallId(provider: string, providerCallId: string): Promise<{ attemptId: string; campaignId: string } | undefined>;
   /** when calls to the number were placed (in any of the company's campaigns) since `since`: attempts that count, open ones too */
   placedTo(companyId: string, phoneNumber: string, since: number): Promise<number[]>;
 }
@@ -54,6 +56,19 @@ export class KyselyAttemptStore implements AttemptStore {
       .where('attempt_id', '=', attemptId)
       .executeTakeFirst();
     return row && { companyId: row.company_id, campaignId: row.campaign_id, state: row.state, closedBy: row.closed_by };
+  }
+
+  async byProviderCallId(provider: string, providerCallId: string) {
+    const row = await this.ex
+      .selectFrom('attempts')
+      .innerJoin('campaigns', 'campaigns.id', 'attempts.campaign_id')
+      .select(['attempts.attempt_id', 'attempts.campaign_id'])
+      .where('attempts.provider_call_id', '=', providerCallId)
+      .where('campaigns.provider', '=', provider)
+      .orderBy('attempts.started_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { attemptId: row.attempt_id, campaignId: row.campaign_id };
   }
 
   async callsSince(campaignIds: readonly string[], since: number): Promise<CallCount[]> {

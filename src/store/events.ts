@@ -5,7 +5,7 @@
  * of many leads (a bulk create, a claim) is one row whose items are the
  * events, one per lead, numbered by their place in the row.
  */
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../db/index.js';
 
 const EVENT_TYPES = ['lead.created', 'lead.deleted', 'lead.status_changed', 'attempt.started', 'attempt.finished', 'dnc.added'] as const;
@@ -34,6 +34,22 @@ export interface EventRow {
   created_at: number;
   count: number;
   items: string;
+  /** the first sort key of readers: the writing transaction on PostgreSQL, 0 on SQLite (migration 0012) */
+  tx: number;
+}
+
+/** a place in the events: `n` items of row (tx, id) already read */
+export interface Position {
+  tx: number;
+  id: number;
+  n: number;
+}
+
+/** which events a reader follows: a company's, or one campaign's of it, of some types or of all */
+export interface EventScope {
+  companyId: string;
+  campaignId: string | null;
+  types: readonly EventType[] | null;
 }
 
 export type EventMark = Pick<EventRow, 'id' | 'type' | 'campaign_id'>;
@@ -56,7 +72,31 @@ export interface EventStore {
   marks(afterId: number, limit: number): Promise<EventMark[]>;
   /** the id of the newest row (0 when none) */
   lastId(): Promise<number>;
+  /**
+   * The scope's rows from the position's row on, in (tx, id) order, oldest
+   * first; only rows no reader can ever see a row before (docs/events.md
+   * "Order"), so a reader that follows them never steps past a late commit.
+   */
+  feed(scope: EventScope, from: Position, limit: number): Promise<EventRow[]>;
+  /** the position after the last row `feed` can read now, of every company */
+  end(): Promise<Position>;
+  /** the phone numbers of the leads that still exist, and the numbers dialled by their attempts */
+  numbers(
+    leadIds: readonly string[],
+    attemptIds: readonly string[],
+  ): Promise<{ leads: Map<string, string | null>; attempts: Map<string, string | null> }>;
+  /** deletes the rows created before `before`; how many */
+  prune(before: number): Promise<number>;
 }
+
+const eventRow = (r: Omit<EventRow, 'type'> & { type: string }): EventRow => ({
+  ...r,
+  id: Number(r.id),
+  tx: Number(r.tx),
+  created_at: Number(r.created_at),
+  count: Number(r.count),
+  type: r.type as EventType,
+});
 
 export class KyselyEventStore implements EventStore {
   constructor(protected readonly ex: Executor) {}
@@ -90,7 +130,52 @@ export class KyselyEventStore implements EventStore {
     let q = this.ex.selectFrom('events').selectAll().where('id', '>', afterId);
     if (types) q = q.where('type', 'in', types);
     const rows = await q.orderBy('id').limit(limit).execute();
-    return rows.map((r) => ({ ...r, id: Number(r.id), created_at: Number(r.created_at), type: r.type as EventType }));
+    return rows.map(eventRow);
+  }
+
+  /** rows every reader may read: all of them where ids commit in order (SQLite's one writer) */
+  protected settled(): RawBuilder<boolean> {
+    return sql<boolean>`1 = 1`;
+  }
+
+  async feed(scope: EventScope, from: Position, limit: number): Promise<EventRow[]> {
+    const { rows } = await sql<EventRow>`select id, type, company_id, campaign_id, created_at, count, items, tx from events
+      where company_id = ${scope.companyId}
+      ${scope.campaignId === null ? sql`` : sql`and campaign_id = ${scope.campaignId}`}
+      ${scope.types === null ? sql`` : sql`and type in (${sql.join(scope.types)})`}
+      and (tx, id) >= (${from.tx}, ${from.id}) and ${this.settled()}
+      order by tx, id limit ${limit}`.execute(this.ex);
+    return rows.map(eventRow);
+  }
+
+  async end(): Promise<Position> {
+    const { rows } = await sql<{ tx: number; id: number; count: number }>`select tx, id, count from events
+      where ${this.settled()} order by tx desc, id desc limit 1`.execute(this.ex);
+    const last = rows[0];
+    return last ? { tx: Number(last.tx), id: Number(last.id), n: Number(last.count) } : { tx: 0, id: 0, n: 0 };
+  }
+
+  async numbers(leadIds: readonly string[], attemptIds: readonly string[]) {
+    const leads = new Map<string, string | null>();
+    const attempts = new Map<string, string | null>();
+    if (leadIds.length > 0)
+      for (const r of await this.ex.selectFrom('leads').select(['id', 'phone_number']).where('id', 'in', leadIds).execute())
+        leads.set(r.id, r.phone_number);
+    // an attempt of a deleted lead keeps no number in its events
+    if (attemptIds.length > 0)
+      for (const r of await this.ex
+        .selectFrom('attempts as a')
+        .innerJoin('leads as l', 'l.id', 'a.lead_id')
+        .select(['a.attempt_id', 'a.phone_number'])
+        .where('a.attempt_id', 'in', attemptIds)
+        .execute())
+        attempts.set(r.attempt_id, r.phone_number);
+    return { leads, attempts };
+  }
+
+  async prune(before: number): Promise<number> {
+    const r = await this.ex.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 
   async marks(afterId: number, limit: number): Promise<EventMark[]> {
@@ -114,7 +199,12 @@ export class KyselyEventStore implements EventStore {
 }
 
 /**
- * PostgreSQL: the same insert, and a NOTIFY on `leadline_events` (delivered
+ * PostgreSQL: rows are read in (tx, id) order, and only those written by a
+ * transaction older than every transaction still running (the reading
+ * statement's snapshot xmin): every row still to commit has a tx at or
+ * above it, so nothing will ever appear before what has been read.
+ *
+ * The same insert, and a NOTIFY on `leadline_events` (delivered
  * when the transaction commits, never before) in the same statement, so a
  * listening dialer learns of new leads at once.
  */
@@ -122,5 +212,9 @@ export class PostgresEventStore extends KyselyEventStore {
   override async append(e: NewEvents): Promise<void> {
     if (e.items.length === 0) return;
     await sql`with e as (${this.insert(e)} returning campaign_id) select pg_notify('leadline_events', campaign_id) from e`.execute(this.ex);
+  }
+
+  protected override settled(): RawBuilder<boolean> {
+    return sql<boolean>`tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
   }
 }

@@ -3,7 +3,7 @@
  * (src/campaigns/settings.ts), so the dashboard accepts exactly what
  * `leadline campaign create/update` accepts and nothing else.
  */
-import { type CampaignSettings, DEFAULT_SETTINGS, parseSetting, SettingsError } from '../campaigns/settings.js';
+import { type CampaignSettings, DEFAULT_SETTINGS, parseSetting, providerOptions, SettingsError } from '../campaigns/settings.js';
 import type { CampaignTable } from '../db/schema.js';
 import { formatRetryDelays } from '../campaigns/retry-delays.js';
 import { formatDuration } from '../scheduling/duration.js';
@@ -21,6 +21,10 @@ export const LABELS = {
   predial_secret: 'Predial secret',
   provider: 'Provider',
   provider_url: 'Provider URL',
+  provider_secret: 'Platform API key',
+  provider_option: 'Platform options',
+  provider_base_url: 'Platform API URL',
+  provider_webhook_secret: 'Platform webhook secret',
   simulate_success: 'Simulated success rate',
   simulate_failures: 'Simulated failure mix',
   simulate_duration: 'Simulated call duration',
@@ -38,13 +42,28 @@ export function labelled(message: string): string {
 
 /** the form's text for a new campaign: the one list of defaults */
 export const defaultValues = (): FormValues => {
-  const { name: _, ...values } = valuesOf({ ...DEFAULT_SETTINGS, name: '', predial_url: null, provider_url: null });
+  const { name: _, ...values } = valuesOf({
+    ...DEFAULT_SETTINGS,
+    name: '',
+    predial_url: null,
+    provider_url: null,
+    provider_options: '{}',
+    provider_base_url: null,
+  });
   return values;
 };
 
 type FormSource = Omit<
   CampaignTable,
-  'id' | 'company_id' | 'created_at' | 'predial_secret' | 'paused_at' | 'paused_reason' | 'not_placed_streak'
+  | 'id'
+  | 'company_id'
+  | 'created_at'
+  | 'predial_secret'
+  | 'paused_at'
+  | 'paused_reason'
+  | 'not_placed_streak'
+  | 'provider_secret'
+  | 'provider_webhook_secret'
 >;
 
 /** the form's text for a stored campaign, so an edit starts from what is there */
@@ -61,6 +80,10 @@ export function valuesOf(c: FormSource): FormValues {
     predial_url: c.predial_url ?? '',
     provider: c.provider,
     provider_url: c.provider_url ?? '',
+    provider_option: Object.entries(providerOptions(c.provider_options))
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+    provider_base_url: c.provider_base_url ?? '',
     simulate_success: String(c.simulate_success),
     simulate_failures: c.simulate_failures,
     simulate_duration: c.simulate_duration,
@@ -97,7 +120,28 @@ export function parseForm(f: FormValues): CampaignSettings {
     simulate_failures: f.simulate_failures === undefined ? undefined : parseSetting.simulateFailures(required('simulate_failures')),
     simulate_duration: f.simulate_duration === undefined ? undefined : parseSetting.simulateDuration(required('simulate_duration')),
   };
+  // a form from before the platforms (no such fields) leaves their settings alone
+  if (f.provider_option !== undefined) settings.provider_options = optionLines(f.provider_option);
+  if (f.provider_base_url !== undefined) settings.provider_base_url = optional('provider_base_url', parseSetting.providerBaseUrl);
+  // write-only, like the predial secret: empty keeps the stored one
+  if ((f.provider_secret ?? '') !== '') settings.provider_secret = parseSetting.providerSecret(f.provider_secret!);
+  if ((f.provider_webhook_secret ?? '') !== '') {
+    settings.provider_webhook_secret = parseSetting.providerWebhookSecret(f.provider_webhook_secret!);
+  }
   if (f.clear_predial_secret === '1') settings.predial_secret = null;
   else if ((f.predial_secret ?? '') !== '') settings.predial_secret = parseSetting.predialSecret(f.predial_secret!);
   return settings;
+}
+
+/** the platform options as the form takes them: one KEY=VALUE a line, as --provider-option */
+function optionLines(text: string): string {
+  // no prototype: a key named __proto__ is a key like any other
+  const options: Record<string, string> = Object.create(null);
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    const [key, value] = parseSetting.providerOption(line.trim());
+    if (Object.hasOwn(options, key)) throw new SettingsError(`--provider-option ${key} is given twice`);
+    options[key] = value;
+  }
+  return JSON.stringify(options);
 }

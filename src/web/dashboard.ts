@@ -6,6 +6,7 @@
  */
 import { createKey, DEFAULT_MAX_KEYS_PER_COMPANY, type KeySummary, listKeys, revokeKey } from '../auth/service.js';
 import { createCampaign, updateCampaign } from '../campaigns/service.js';
+import { type Secrets, secretsFor } from '../crypto/secrets.js';
 import { type CampaignSettings, SettingsError } from '../campaigns/settings.js';
 import { AppError, MESSAGES } from '../errors.js';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/lifecycle.js';
@@ -57,6 +58,8 @@ export class Dashboard {
     /** the clock every page reads, injectable for tests */
     readonly now: () => number,
     private readonly maxKeys = DEFAULT_MAX_KEYS_PER_COMPANY,
+    /** seals the voice platforms' secrets (SECRET_KEY) */
+    private readonly secrets: Secrets = secretsFor(undefined),
   ) {
     this.leads = new LeadService(store, now);
   }
@@ -99,12 +102,12 @@ export class Dashboard {
   async createCampaign(companyId: string, name: string, settings: CampaignSettings): Promise<string> {
     const trimmed = name.trim();
     if (trimmed === '' || trimmed.length > 200) throw new SettingsError('Give the campaign a name of 1 to 200 characters');
-    return (await createCampaign(this.store, { companyId, name: trimmed, ...settings }, this.now())).campaignId;
+    return (await createCampaign(this.store, { companyId, name: trimmed, ...settings }, this.now(), this.secrets)).campaignId;
   }
 
   async updateCampaign(companyId: string, campaignId: string, settings: CampaignSettings): Promise<void> {
     await this.campaign(companyId, campaignId);
-    await updateCampaign(this.store, campaignId, settings);
+    await updateCampaign(this.store, campaignId, settings, this.secrets);
   }
 
   /** a page of leads through the same service (cursor, order, filter) as GET /api/v1/leads */

@@ -5,6 +5,7 @@
  * encapsulated, so its form parser, hooks and HTML error pages never touch
  * /api routes.
  */
+import type { Secrets } from '../crypto/secrets.js';
 import cookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
@@ -32,6 +33,8 @@ export interface WebDeps {
   readonly signInLimits?: SignInLimits;
   /** MAX_KEYS_PER_COMPANY */
   readonly maxKeysPerCompany?: number;
+  /** seals the voice platforms' secrets (SECRET_KEY) */
+  readonly secrets?: Secrets;
 }
 
 /** the largest form a page sends is a campaign's settings, a few KiB */
@@ -72,7 +75,7 @@ function onError(err: FastifyError, request: FastifyRequest, reply: FastifyReply
 
 export function dashboard(deps: WebDeps) {
   return async (app: FastifyInstance) => {
-    const dash = new Dashboard(deps.store, deps.now, deps.maxKeysPerCompany);
+    const dash = new Dashboard(deps.store, deps.now, deps.maxKeysPerCompany, deps.secrets);
     const signIns = new SignInLimiter(deps.limiter, deps.now, deps.signInLimits);
 
     // Forms only. The root's JSON and text parsers are dropped here, so any

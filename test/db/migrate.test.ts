@@ -59,6 +59,8 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0009_dialer_production',
           '0010_timezone_narrows',
           '0011_compliance',
+          '0012_webhooks',
+          '0013_platform_providers',
         ]);
         await db.close();
       } finally {

@@ -81,7 +81,7 @@ describe('parseSetting', () => {
     ['predialUrl', 'crm.example/predial', /--predial-url must be an http:\/\/ or https:\/\/ URL/],
     ['predialUrl', 'file:///etc/passwd', /--predial-url/],
     ['predialSecret', '', /--predial-secret must not be empty/],
-    ['provider', 'twilio', /--provider must be one of simulate, webhook/],
+    ['provider', 'vonage', /--provider must be one of simulate, webhook, vapi, retell, bland, twilio/],
     ['providerUrl', 'ftp://phone.example', /--provider-url/],
     ['simulateSuccess', '1.5', /--simulate-success must be a probability from 0 to 1/],
     ['simulateSuccess', '-0.1', /--simulate-success/],

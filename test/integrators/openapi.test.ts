@@ -4,24 +4,27 @@
  * endpoint validate against it), and the source of the committed client types.
  */
 import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCampaign } from '../../src/campaigns/service.js';
 import { type Fixture, makeFixture, type Reply } from '../helpers/fixture.js';
 import { listQuery } from '../../src/leads/schemas.js';
 import { PREFIXES } from '../api/support.js';
 import { type OpenApiDocument, registeredRoutes, responseChecker } from './support.js';
 
 const DOC = '/api/v1/openapi.json';
+const WEBHOOKS_IN = '/api/v1/providers/{platform}/events';
 let f: Fixture;
 let doc: OpenApiDocument;
 let checker: ReturnType<typeof responseChecker>;
 
 beforeAll(async () => {
-  f = await makeFixture('sqlite', { env: { BODY_LIMIT_BYTES: '65536' } });
+  f = await makeFixture('sqlite', { env: { BODY_LIMIT_BYTES: '65536', PUBLIC_URL: 'https://leadline.example.com' } });
   const res = await f.request('GET', DOC, { key: null });
   expect(res.status).toBe(200);
   doc = res.body;
@@ -54,9 +57,9 @@ describe('the document', () => {
     }
   });
 
-  it('requires x-api-key on every operation but the public ones (health, this document)', () => {
+  it("requires x-api-key on every operation but the public ones (health, this document, the platforms' signed webhooks)", () => {
     expect(doc.components.securitySchemes.apiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }));
-    const PUBLIC = ['/api/health', DOC];
+    const PUBLIC = ['/api/health', DOC, WEBHOOKS_IN];
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const op of Object.values<any>(ops)) expect(op.security, path).toEqual(PUBLIC.includes(path) ? [] : [{ apiKey: [] }]);
     }
@@ -67,6 +70,8 @@ describe('the document', () => {
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
         const statuses = Object.keys(op.responses);
+        // the platforms' webhooks are signed, and not rate-limited: a platform posts several per call
+        if (path === WEBHOOKS_IN) continue;
         expect(statuses, `${method} ${path}`).toContain('429');
         expect(op.responses['429'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RateLimitedEnvelope' });
         expect(Object.keys(op.responses['429'].headers)).toEqual([
@@ -238,6 +243,48 @@ describe('real responses of every endpoint validate against the document', () =>
   });
   it('the outcome report of an asynchronous call', () => outcomes());
 
+  const providerEvents = once('webhooks in', async () => {
+    const { campaignId } = await createCampaign(f.db, {
+      companyId: f.ids.companyA,
+      name: 'Retell',
+      provider: 'retell',
+      provider_secret: 'retell-key',
+      provider_options: JSON.stringify({ fromNumber: '+14155550100' }),
+    });
+    const { leadId } = (await f.request('POST', '/api/v1/leads', { body: { campaignId, phoneNumber: '+14155550701' } })).body.data;
+    const [lead] = await f.db.queue.claim({
+      campaignId,
+      maxAttempts: 3,
+      workerId: 'w',
+      limit: 5,
+      now: Date.now(),
+      leaseMs: 60_000,
+      openZones: null,
+    });
+    expect(lead!.id).toBe(leadId);
+    await f.db.queue.open(
+      [{ attemptId: 'at_doc_hook', lead: lead!, phoneNumber: '+14155550701', startedAt: Date.now(), deadlineAt: Date.now() + 60_000 }],
+      Date.now(),
+    );
+    await f.db.queue.accept('at_doc_hook', { providerCallId: 'call_doc', deadlineAt: Date.now() + 60_000 });
+    const post = (callId: string, key = 'retell-key') => {
+      const body = JSON.stringify({ event: 'call_ended', call: { call_id: callId, disconnection_reason: 'user_hangup', metadata: {} } });
+      const ts = Date.now();
+      const d = createHmac('sha256', key)
+        .update(body + ts)
+        .digest('hex');
+      return f.request('POST', '/api/v1/providers/retell/events', {
+        key: null,
+        body,
+        headers: { 'content-type': 'application/json', 'x-retell-signature': `v=${ts},d=${d}` },
+      });
+    };
+    check('POST', WEBHOOKS_IN, await post('call_doc', 'wrong-key')); // 401
+    check('POST', WEBHOOKS_IN, await post('call_unknown')); // 404
+    check('POST', WEBHOOKS_IN, await post('call_doc')); // 200
+  });
+  it("the platforms' webhooks in", () => providerEvents());
+
   const dnc = once('dnc', async () => {
     const path = '/api/v1/dnc';
     const numbers = { phoneNumbers: ['+14155550701', '+14155550702'] };
@@ -261,6 +308,19 @@ describe('real responses of every endpoint validate against the document', () =>
     check('GET', path, await get({}, f.keys.restrictedA)); // 403
   });
   it("the company's do-not-call list", () => dnc());
+
+  const pulled = once('events', async () => {
+    const path = '/api/v1/events';
+    await awaitingAttempt('+14155550602'); // lead.created, lead.status_changed, attempt.started
+    const page = await f.request('GET', path, { query: { limit: '1000' } });
+    const types = new Set(page.body.data.events.map((e: any) => e.type));
+    for (const type of ['lead.created', 'lead.status_changed', 'attempt.started']) expect(types).toContain(type);
+    check('GET', path, page); // 200
+    check('GET', path, await f.request('GET', path, { query: { after: 'garbage' } })); // 400
+    check('GET', path, await f.request('GET', path, { key: null })); // 401
+    check('GET', path, await f.request('GET', path, { query: { campaignId: f.ids.campaignB } })); // 404
+  });
+  it('the pull API', () => pulled());
 
   it('(the check itself fails on a body, status or header the document does not allow)', () => {
     const strict = responseChecker(doc);
@@ -333,7 +393,7 @@ describe('real responses of every endpoint validate against the document', () =>
 
   it('covered every documented status: each operation its own, and the generic ones somewhere', async () => {
     for (const prefix of PREFIXES) await everyClientError(prefix)();
-    for (const run of [publicEndpoints, everyLimit, brokenDatabase, goneDatabase, outcomes, dnc]) await run();
+    for (const run of [publicEndpoints, everyLimit, brokenDatabase, goneDatabase, outcomes, providerEvents, dnc, pulled]) await run();
     // 413, 415, 429, 500 and 503 come from the same code for every operation; one of each is enough.
     const generic = ['413', '415', '429', '500', '503'];
     const documented = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>

@@ -1,7 +1,11 @@
 /** The provider a campaign names, built from its settings. */
+import { type Secrets, secretsFor } from '../../crypto/secrets.js';
+import { defaultHttpRequester } from '../../net/http.js';
 import type { CampaignRow } from '../../store/campaigns.js';
 import { parseDurationRange } from '../../scheduling/duration.js';
 import { parseFailureMix } from './failure-mix.js';
+import { type PlatformSettings, platformProvider } from './platform.js';
+import { type HttpRequester, isPlatformName } from './platforms/index.js';
 import { simulateProvider, type SimulateOptions } from './simulate.js';
 import type { CallProvider } from './types.js';
 import { webhookProvider } from './webhook.js';
@@ -13,14 +17,28 @@ export interface ProviderOptions {
   simulateDurationMs?: readonly [number, number];
   random?: () => number;
   sleep?: SimulateOptions['sleep'];
+  /** PUBLIC_URL: where the AI voice platforms post their webhooks; without it their campaigns cannot be dialled */
+  publicUrl?: string;
+  /** opens the platforms' secrets (SECRET_KEY); default: stored as given */
+  secrets?: Secrets;
+  /** the platforms' requests; default: through the process's outbound policy */
+  request?: HttpRequester;
 }
 
-type ProviderSettings = Pick<
-  CampaignRow,
-  'provider' | 'provider_url' | 'predial_secret' | 'simulate_success' | 'simulate_failures' | 'simulate_duration' | 'call_timeout_ms'
->;
+type ProviderSettings = PlatformSettings &
+  Pick<
+    CampaignRow,
+    'provider' | 'provider_url' | 'predial_secret' | 'simulate_success' | 'simulate_failures' | 'simulate_duration' | 'call_timeout_ms'
+  >;
 
 export function providerFor(c: ProviderSettings, o: ProviderOptions): CallProvider {
+  if (isPlatformName(c.provider)) {
+    return platformProvider(c, {
+      publicUrl: o.publicUrl,
+      secrets: o.secrets ?? secretsFor(undefined),
+      request: o.request ?? defaultHttpRequester,
+    });
+  }
   switch (c.provider) {
     case 'simulate':
       return simulateProvider({

@@ -41,6 +41,11 @@ const HINTS: Partial<Record<Field, Html | string>> = {
   predial_url: 'Looks up the phone number of externalId-only leads before each call. Empty: none.',
   predial_secret: 'Sent to the predial URL. Never shown again; leave empty to keep the current one.',
   provider_url: 'Where the webhook provider posts calls. Required for webhook.',
+  provider_secret: 'For vapi, retell, bland, twilio: the API key (twilio: the auth token). Never shown again; leave empty to keep it.',
+  provider_option: html`One <code>KEY=VALUE</code> a line: vapi <code>assistantId</code>, <code>phoneNumberId</code>; retell <code>fromNumber</code> (and <code>agentId</code>); bland <code>pathwayId</code> or <code>task</code> (and <code>from</code>); twilio <code>accountSid</code>, <code>from</code>, <code>url</code>.`,
+  provider_base_url: "The platform's API. Empty: its public one.",
+  provider_webhook_secret:
+    'The secret the platform signs its webhooks with, where that is not the API key (required for bland). Never shown again.',
   simulate_success: 'For the simulate provider: the share of calls that succeed, 0 to 1.',
   simulate_failures: html`How the simulated calls that fail split; shares adding up to 1, e.g. <code>no-answer=0.6,busy=0.25,voicemail=0.15</code>.`,
   simulate_duration: html`How long a simulated call lasts, e.g. <code>0s</code>, <code>2s</code> or <code>1s-5s</code>.`,
@@ -50,6 +55,13 @@ function input(field: Field, values: FormValues, type = 'text', extra: Html | st
   return html`<div class="field"><label for="f-${field}">${LABELS[field]}</label>
   <input id="f-${field}" name="${field}" type="${type}" value="${values[field] ?? ''}" ${extra}>
   ${HINTS[field] ? html`<div class="hint">${HINTS[field]}</div>` : ''}</div>`;
+}
+
+/** a write-only field: never filled in, "(set)" when there is one */
+function secret(field: 'provider_secret' | 'provider_webhook_secret', set: boolean) {
+  return html`<div class="field"><label for="f-${field}">${LABELS[field]}${set ? html` <span class="muted">(set)</span>` : ''}</label>
+  <input id="f-${field}" name="${field}" type="password" autocomplete="off" value="">
+  <div class="hint">${HINTS[field]}</div></div>`;
 }
 
 export function campaignFormPage(
@@ -84,6 +96,12 @@ ${notice('error', o.error)}
       <div class="field"><label for="f-provider">${LABELS.provider}</label>
         <select id="f-provider" name="provider">${PROVIDERS.map((p) => html`<option${values.provider === p ? html` selected` : ''}>${p}</option>`)}</select></div>
       ${input('provider_url', values, 'url')}
+      ${secret('provider_secret', c?.provider_secret != null)}
+      <div class="field"><label for="f-provider_option">${LABELS.provider_option}</label>
+        <textarea id="f-provider_option" name="provider_option" rows="3">${values.provider_option ?? ''}</textarea>
+        <div class="hint">${HINTS.provider_option}</div></div>
+      ${input('provider_base_url', values, 'url')}
+      ${secret('provider_webhook_secret', c?.provider_webhook_secret != null)}
       ${input('simulate_success', values, 'text', 'required inputmode="decimal"')}
       ${input('simulate_failures', values, 'text', 'required')}
       ${input('simulate_duration', values, 'text', 'required')}

@@ -1,0 +1,100 @@
+/**
+ * Webhooks in from the AI voice platforms (POST /api/v1/providers/{platform}/events). Each is
+ * matched to its attempt by the platform's call id, falling back to the attemptId the platform
+ * echoes; verified with the platform's own scheme against the raw body, with the secrets of that
+ * attempt's campaign, before anything is written; and applied once: the first terminal event
+ * closes the attempt exactly as an outcome report does, and every later, older or non-terminal
+ * event changes nothing (it is logged as progress).
+ */
+import type { Secrets } from '../crypto/secrets.js';
+import { AppError, MESSAGES } from '../errors.js';
+import type { LeadStatus } from '../leads/lifecycle.js';
+import type { Store } from '../store/index.js';
+import { closingForPending } from './attempts.js';
+import { platformContext } from './providers/platform.js';
+import { type HttpRequester, type InboundEvent, type InboundRequest, isPlatformName, platformFor } from './providers/platforms/index.js';
+
+export interface InboundDeps {
+  store: Store;
+  secrets: Secrets;
+  /** PUBLIC_URL: the signed URL is the one the platform was given (Twilio signs it) */
+  publicUrl: string | undefined;
+  request: HttpRequester;
+  now: () => number;
+}
+
+export interface WebhookReceived {
+  attemptId: string;
+  /** whether this webhook closed the attempt (false: progress, a repeat, or closed already) */
+  recorded: boolean;
+  outcome: string | null;
+  leadStatus: LeadStatus | null;
+  /** what the non-terminal events said, for the log */
+  progress: string[];
+  /** the call's analysis found an opt-out (Retell's call_analyzed may say so after call_ended) */
+  doNotCall: boolean;
+}
+
+const notFound = () => new AppError('not_found', 'Attempt not found');
+
+export async function receiveWebhook(
+  deps: InboundDeps,
+  name: string,
+  raw: { body: string; headers: Record<string, string | undefined>; path: string },
+): Promise<WebhookReceived> {
+  if (!isPlatformName(name)) throw new AppError('not_found', MESSAGES.notFound);
+  // Without PUBLIC_URL no call was given a callback URL, and a signed URL cannot be rebuilt.
+  if (!deps.publicUrl) throw new AppError('invalid_signature', MESSAGES.invalidSignature);
+  const platform = platformFor(name);
+  const inbound: InboundRequest = { rawBody: raw.body, headers: raw.headers, url: `${deps.publicUrl}${raw.path}` };
+  // parse() only reads; nothing is written before verify() accepts the request
+  const events = platform.parse(inbound);
+  const attempt = await matchAttempt(deps.store, name, events);
+  if (!attempt) throw notFound();
+  const campaign = await deps.store.campaigns.byId(attempt.campaignId);
+  if (!campaign || campaign.provider !== name) throw notFound();
+  const { ctx } = platformContext(campaign, deps.secrets, deps.request);
+  if (!platform.verify(inbound, { ...ctx, callbackUrl: '' })) throw new AppError('invalid_signature', MESSAGES.invalidSignature);
+
+  const progress = events.filter((e) => !e.terminal).map((e) => e.progress ?? 'progress');
+  const doNotCall = events.some((e) => e.doNotCall === true);
+  const terminal = events.find((e) => e.terminal && e.outcome !== undefined);
+  const base = { attemptId: attempt.attemptId, progress, doNotCall };
+  if (!terminal) return { ...base, recorded: false, outcome: null, leadStatus: null };
+  const pending = await deps.store.queue.pending(attempt.attemptId);
+  // closed already (a repeat, or the call timeout came first): the first outcome stands
+  if (!pending) return { ...base, recorded: false, outcome: null, leadStatus: null };
+  const now = deps.now();
+  const closing = closingForPending(pending, {
+    success: terminal.success ?? false,
+    outcome: terminal.outcome!,
+    reason: terminal.reason ?? null,
+    durationSeconds: terminal.durationSeconds ?? null,
+    // a call the platform never placed spends no attempt, as at dial time
+    counts: terminal.outcome !== 'not-placed',
+    finishedAt: now,
+  });
+  const [result] = await deps.store.queue.close([closing], 'report', now);
+  const recorded = result!.result !== 'already closed';
+  return {
+    ...base,
+    recorded,
+    outcome: recorded ? terminal.outcome! : null,
+    leadStatus: result!.result === 'recorded' ? result!.status : null,
+  };
+}
+
+/** by the platform's call id first (stored when the create answered), then by the echoed attemptId */
+async function matchAttempt(store: Store, provider: string, events: InboundEvent[]) {
+  for (const e of events) {
+    if (!e.providerCallId) continue;
+    const found = await store.attempts.byProviderCallId(provider, e.providerCallId);
+    if (found) return found;
+  }
+  for (const e of events) {
+    if (!e.attemptId) continue;
+    const found = await store.attempts.byAttemptId(e.attemptId);
+    if (found) return { attemptId: e.attemptId, campaignId: found.campaignId };
+  }
+  return undefined;
+}

@@ -1,0 +1,69 @@
+/**
+ * A campaign's AI voice platform (Vapi, Retell, Bland, Twilio) as the dialer's CallProvider: the
+ * adapter in platforms/ with the campaign's settings, the secrets opened, every request through
+ * the outbound policy, and each create-call given its own callback URL under PUBLIC_URL.
+ */
+import { providerOptions } from '../../campaigns/settings.js';
+import { providerSecrets } from '../../campaigns/service.js';
+import type { Secrets } from '../../crypto/secrets.js';
+import type { CampaignRow } from '../../store/campaigns.js';
+import { platformFor, type HttpRequester, type Platform, type PlatformContext } from './platforms/index.js';
+import type { CallProvider } from './types.js';
+
+/**
+ * How long one request to a platform may take. A create that has not answered by then may have
+ * placed the call, so its attempt stays open for reconciliation; it is never sent again.
+ */
+const PLATFORM_TIMEOUT_MS = 10_000;
+
+export type PlatformSettings = Pick<
+  CampaignRow,
+  'id' | 'provider' | 'provider_secret' | 'provider_options' | 'provider_base_url' | 'provider_webhook_secret'
+>;
+
+/** where a platform posts one attempt's events: the webhook route of `leadline serve` */
+function callbackUrl(publicUrl: string, platform: Platform['name'], attemptId: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/api/v1/providers/${platform}/events?attemptId=${encodeURIComponent(attemptId)}`;
+}
+
+/** The campaign's adapter and its context (without a callback URL), for the dialer and the webhook route. */
+export function platformContext(
+  c: PlatformSettings,
+  secrets: Secrets,
+  request: HttpRequester,
+): { platform: Platform; ctx: Omit<PlatformContext, 'callbackUrl'> } {
+  const platform = platformFor(c.provider);
+  const { secret, webhookSecret } = providerSecrets(c, secrets);
+  if (!secret) throw new Error(`the ${platform.name} provider needs --provider-secret`);
+  return {
+    platform,
+    ctx: {
+      secret,
+      webhookSecret,
+      options: platform.parseOptions(providerOptions(c.provider_options)),
+      baseUrl: c.provider_base_url ?? platform.defaultBaseUrl,
+      timeoutMs: PLATFORM_TIMEOUT_MS,
+      request,
+    },
+  };
+}
+
+export function platformProvider(
+  c: PlatformSettings,
+  o: { publicUrl: string | undefined; secrets: Secrets; request: HttpRequester },
+): CallProvider {
+  const { publicUrl } = o;
+  if (!publicUrl) {
+    throw new Error(
+      `the ${c.provider} provider needs PUBLIC_URL, the address at which ${c.provider} reaches \`leadline serve\` to report each call's end`,
+    );
+  }
+  const { platform, ctx } = platformContext(c, o.secrets, o.request);
+  // lookups and hang-ups send no callback URL
+  const plain: PlatformContext = { ...ctx, callbackUrl: '' };
+  return {
+    place: (call, signal) => platform.place(call, { ...ctx, callbackUrl: callbackUrl(publicUrl, platform.name, call.attemptId) }, signal),
+    lookup: (ref, signal) => platform.lookup(ref, plain, signal),
+    hangUp: (ref, signal) => platform.hangUp(ref, plain, signal),
+  };
+}

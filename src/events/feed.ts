@@ -1,0 +1,69 @@
+/**
+ * Reading the events as messages: the rows of the outbox (one per change)
+ * expanded into one message per item, in the Standard Webhooks payload shape
+ * `{type, timestamp, data}`, each with the id it keeps for ever (the
+ * `webhook-id` of every try, and the pull API's `id`). Phone numbers are read
+ * from the leads when the message is made, never stored in the events, so a
+ * deleted lead's events carry none (docs/events.md "Privacy").
+ */
+import type { EventItem, EventRow, EventScope, EventType, Position } from '../store/events.js';
+import type { Store } from '../store/index.js';
+
+export interface EventMessage {
+  /** `evt_<row>_<item>`: the same on every try and every read */
+  id: string;
+  type: EventType;
+  /** ISO 8601, when the change committed */
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+interface FeedPage {
+  messages: EventMessage[];
+  /** where the next read starts: after the last message, or `from` when there was none */
+  next: Position;
+  hasMore: boolean;
+}
+
+const ATTEMPT_FIELDS = ['attemptId', 'attempt', 'outcome', 'success', 'reason', 'numberDialled', 'durationSeconds'] as const;
+
+function data(row: EventRow, item: EventItem, numbers: Awaited<ReturnType<Store['events']['numbers']>>): Record<string, unknown> {
+  const base: Record<string, unknown> = { leadId: item.leadId ?? null, campaignId: row.campaign_id, externalId: item.externalId ?? null };
+  const out: Record<string, unknown> = { ...base, ...item };
+  if (row.type === 'lead.created') out.phoneNumber = numbers.leads.get(String(item.leadId)) ?? null;
+  if (row.type === 'attempt.started' || row.type === 'attempt.finished') {
+    for (const f of ATTEMPT_FIELDS) out[f] ??= null;
+    out.numberDialled = numbers.attempts.get(String(item.attemptId)) ?? null;
+  }
+  return out;
+}
+
+/** up to `limit` messages of the scope after the position, oldest first */
+export async function readFeed(store: Store, scope: EventScope, from: Position, limit: number): Promise<FeedPage> {
+  const rows = await store.events.feed(scope, from, limit + 1);
+  const picked: { row: EventRow; index: number; item: EventItem }[] = [];
+  let next = from;
+  let hasMore = false;
+  outer: for (const row of rows) {
+    const items = JSON.parse(row.items) as EventItem[];
+    const start = row.tx === from.tx && row.id === from.id ? from.n : 0;
+    for (let i = start; i < items.length; i++) {
+      if (picked.length === limit) {
+        hasMore = true;
+        break outer;
+      }
+      picked.push({ row, index: i, item: items[i]! });
+      next = { tx: row.tx, id: row.id, n: i + 1 };
+    }
+  }
+  const leadIds = picked.filter((p) => p.row.type === 'lead.created').map((p) => String(p.item.leadId));
+  const attemptIds = picked.filter((p) => p.row.type.startsWith('attempt.')).map((p) => String(p.item.attemptId));
+  const numbers = await store.events.numbers([...new Set(leadIds)], [...new Set(attemptIds)]);
+  const messages = picked.map(({ row, index, item }) => ({
+    id: `evt_${row.id}_${index}`,
+    type: row.type,
+    timestamp: new Date(row.created_at).toISOString(),
+    data: data(row, item, numbers),
+  }));
+  return { messages, next, hasMore };
+}

@@ -1,0 +1,124 @@
+/**
+ * GET /api/v1/events: oldest first, cursors that return exactly the events
+ * added since (also across a transaction that commits late on PostgreSQL),
+ * scope rules as for leads, and scrubbed numbers of deleted leads.
+ * docs/events.md "Pull API".
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeEventCursor } from '../../src/events/cursor.js';
+import { availableStores } from '../helpers/db.js';
+import { type Fixture, makeFixture } from '../helpers/fixture.js';
+import { expectError, expectFieldError, ok, phone, seed } from '../api/support.js';
+
+describe.each(await availableStores())('pull API on %s', (kind) => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await makeFixture(kind);
+  });
+  afterAll(() => f.close());
+
+  const events = (query: Record<string, string>, key?: string | null) => f.request('GET', '/api/v1/events', { query, key });
+
+  /** every event after the cursor, following pages; the cursor at the end */
+  async function readAll(query: Record<string, string>, after?: string, key?: string) {
+    const all: any[] = [];
+    let cursor = after;
+    for (;;) {
+      const page = ok(await events({ ...query, ...(cursor === undefined ? {} : { after: cursor }) }, key));
+      expect(page.count).toBe(page.events.length);
+      all.push(...page.events);
+      cursor = page.cursor;
+      if (!page.hasMore) return { all, cursor: cursor as string };
+    }
+  }
+
+  it('reads to the end; the end cursor later returns exactly the events added since', async () => {
+    const c = f.ids.campaignA2;
+    const start = await readAll({ campaignId: c });
+    const ids = await seed(
+      f,
+      c,
+      Array.from({ length: 25 }, () => ({ phoneNumber: phone() })),
+    );
+    const first = await readAll({ campaignId: c, limit: '7' }, start.cursor);
+    expect(first.all.map((e) => [e.type, e.data.leadId])).toEqual(ids.map((id) => ['lead.created', id]));
+    expect(new Set(first.all.map((e) => e.id)).size).toBe(25);
+    expect(ok(await events({ campaignId: c, after: first.cursor }))).toEqual({
+      events: [],
+      count: 0,
+      cursor: first.cursor,
+      hasMore: false,
+    });
+
+    const more = await seed(f, c, [{ phoneNumber: phone(), externalId: 'crm-pull-1' }]);
+    ok(await f.request('DELETE', '/api/v1/leads', { query: { campaignId: c, externalId: 'crm-pull-1' } }));
+    const second = await readAll({ campaignId: c }, first.cursor);
+    expect(second.all.map((e) => e.type)).toEqual(['lead.created', 'lead.deleted']);
+    expect(second.all[0]).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'lead.created',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      // the lead is gone: its number is scrubbed from its events, which stay
+      data: { leadId: more[0], campaignId: c, externalId: 'crm-pull-1', phoneNumber: null },
+    });
+    expect(second.all[1].data).toEqual({ leadId: more[0], campaignId: c, externalId: 'crm-pull-1' });
+  });
+
+  it('a lead that still exists carries its number in lead.created', async () => {
+    const start = await readAll({ campaignId: f.ids.campaignA });
+    const number = phone();
+    const [id] = await seed(f, f.ids.campaignA, [{ phoneNumber: number }]);
+    const { all } = await readAll({ campaignId: f.ids.campaignA }, start.cursor);
+    expect(all.map((e) => e.data)).toEqual([{ leadId: id, campaignId: f.ids.campaignA, externalId: null, phoneNumber: number }]);
+  });
+
+  it('scope: a company reads its own campaigns only; a restricted key its campaign', async () => {
+    const startB = await readAll({}, undefined, f.keys.writeB);
+    await seed(f, f.ids.campaignA, [{ phoneNumber: phone() }]);
+    const [b] = await seed(f, f.ids.campaignB, [{ phoneNumber: phone() }], f.keys.writeB);
+    expect((await readAll({}, startB.cursor, f.keys.writeB)).all.map((e) => e.data.leadId)).toEqual([b]);
+    expectError(await events({ campaignId: f.ids.campaignB }), 404, 'Campaign not found or access denied');
+    expectError(await events({ campaignId: f.ids.campaignA2 }, f.keys.restrictedA), 404, 'Campaign not found or access denied');
+    const restricted = await readAll({}, undefined, f.keys.restrictedA);
+    expect(new Set(restricted.all.map((e) => e.data.campaignId))).toEqual(new Set([f.ids.campaignA]));
+    expect(ok(await events({}, f.keys.readA)).count).toBeGreaterThan(0);
+    expectError(await events({}, null), 401, 'Missing API key');
+  });
+
+  it('bad cursors and limits are 400s; a limit above 1000 is lowered', async () => {
+    await seed(
+      f,
+      f.ids.campaignA2,
+      Array.from({ length: 1001 }, () => ({ phoneNumber: phone() })),
+    );
+    expect(ok(await events({ limit: '5000' })).count).toBe(1000);
+    for (const after of ['garbage!', 'AAAA', encodeEventCursor({ tx: 1, id: 2, n: 3 }).slice(0, -1)]) {
+      expectError(await events({ after }), 400, 'Invalid cursor');
+    }
+    for (const limit of ['0', '-1', 'x', '1.5']) expectFieldError(await events({ limit }), 'limit');
+  });
+
+  it.runIf(kind === 'postgres')('an event committed late (a lower id, committed after a higher one) is never stepped over', async () => {
+    const c = f.ids.campaignA;
+    const start = await readAll({ campaignId: c });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let inserted!: () => void;
+    const written = new Promise<void>((r) => (inserted = r));
+    const row = (id: string) => ({ id, phoneNumber: phone(), externalId: null, metadata: '{}', scheduledFor: null, priority: 0 });
+    // the late one takes its event id first, and commits last
+    const late = f.db.transaction(async (tx) => {
+      await tx.leads.insertMany(c, [row('ld_late')], Date.now());
+      inserted();
+      await gate;
+    });
+    await written;
+    await f.db.leads.insertMany(c, [row('ld_early')], Date.now());
+    const during = await readAll({ campaignId: c }, start.cursor);
+    expect(during.all).toEqual([]); // ld_early waits behind the transaction still open
+    release();
+    await late;
+    const after = await readAll({ campaignId: c }, during.cursor);
+    expect(after.all.map((e) => e.data.leadId)).toEqual(['ld_late', 'ld_early']);
+  });
+});

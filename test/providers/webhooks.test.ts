@@ -1,0 +1,111 @@
+/**
+ * The platforms' webhooks into `leadline serve`, on both stores, against the local fakes: each
+ * fake places the call (through the dialer), then posts its webhooks the way the platform does;
+ * the route verifies them with the platform's scheme and records the first terminal event once.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Dialer } from '../../src/dialer/worker.js';
+import { availableStores } from '../helpers/db.js';
+import { type Fixture, makeFixture } from '../helpers/fixture.js';
+import { attemptRows, leadRow, makeCampaign, seedLeads } from '../dialer/support.js';
+import { localRequester, PLATFORM_NAMES, PUBLIC_URL, type PlatformCase, startCase, type Webhook } from './platform-cases.js';
+
+const silent = pino({ level: 'silent' });
+/** every header a platform signs with */
+const SIGNATURES = [
+  'x-vapi-secret',
+  'authorization',
+  'x-signature',
+  'x-timestamp',
+  'x-retell-signature',
+  'x-webhook-signature',
+  'x-twilio-signature',
+];
+
+describe.each(await availableStores())('webhooks in on %s', (kind) => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await makeFixture(kind, { env: { PUBLIC_URL } });
+  });
+  afterAll(() => f?.close());
+
+  const post = async (w: Webhook) => {
+    expect(w.url.startsWith(`${PUBLIC_URL}/api/v1/providers/`)).toBe(true);
+    const res = await f.app.inject({ method: 'POST', url: w.url.slice(PUBLIC_URL.length), headers: w.headers, payload: w.body });
+    return { status: res.statusCode, body: JSON.parse(res.body) };
+  };
+
+  /** a call placed through the platform by the dialer: its lead and the platform's call id */
+  async function placed(p: PlatformCase) {
+    const campaignId = await makeCampaign(f.db, p.settings(p.baseUrl));
+    const [lead] = await seedLeads(f.db, campaignId, [{ metadata: { name: 'Ada' } }]);
+    await new Dialer({ store: f.db, logger: silent, campaignIds: [campaignId], publicUrl: PUBLIC_URL, request: localRequester }).runOnce();
+    const [attempt] = await attemptRows(f.db, lead!);
+    expect(attempt).toMatchObject({ state: 'accepted' });
+    return { lead: lead!, attemptId: attempt!.attempt_id, callId: attempt!.provider_call_id! };
+  }
+
+  it.each(PLATFORM_NAMES)(
+    '%s: progress changes nothing; the first terminal event decides once; repeats and later ones change nothing',
+    async (name) => {
+      const p = await startCase(name);
+      try {
+        const { lead, attemptId, callId } = await placed(p);
+        const progress = await post(p.progress(callId));
+        expect(progress).toMatchObject({ status: 200, body: { data: { attemptId, recorded: false, outcome: null } } });
+        expect(await attemptRows(f.db, lead)).toMatchObject([{ state: 'accepted' }]);
+
+        const answered = p.answered(callId);
+        const first = await post(answered);
+        expect(first).toMatchObject({
+          status: 200,
+          body: { data: { attemptId, recorded: true, outcome: 'answered', leadStatus: 'concluded' } },
+        });
+        // at least once: the same webhook again, then a different, later terminal one
+        expect(await post(answered)).toMatchObject({ status: 200, body: { data: { recorded: false } } });
+        expect(await post(p.busy(callId))).toMatchObject({ status: 200, body: { data: { recorded: false } } });
+        expect(await attemptRows(f.db, lead)).toMatchObject([{ state: 'closed', closed_by: 'report', outcome: 'answered', success: 1 }]);
+        expect(await leadRow(f.db, lead)).toMatchObject({ status: 'concluded', attempts: 1, claimed_by: null });
+      } finally {
+        await p.close();
+      }
+    },
+  );
+
+  it.each(PLATFORM_NAMES)('%s: a bad or missing signature gets 401 and writes nothing', async (name) => {
+    const p = await startCase(name);
+    try {
+      const { lead, callId } = await placed(p);
+      const forged = await post(p.forged(callId));
+      expect(forged).toEqual({ status: 401, body: { success: false, data: null, error: 'Invalid or missing webhook signature' } });
+      const good = p.busy(callId);
+      const unsigned = {
+        ...good,
+        headers: Object.fromEntries(Object.entries(good.headers).filter(([k]) => !SIGNATURES.includes(k.toLowerCase()))),
+      };
+      expect((await post(unsigned)).status).toBe(401);
+      // Vapi's bearer credential (X-Vapi-Secret) does not sign the body (docs/providers.md); the others do
+      if (name !== 'vapi') expect((await post({ ...good, body: `${good.body} ` })).status).toBe(401);
+      expect(await attemptRows(f.db, lead)).toMatchObject([{ state: 'accepted', outcome: null }]);
+      // the genuine one still counts
+      expect(await post(good)).toMatchObject({ status: 200, body: { data: { recorded: true } } });
+      expect(await attemptRows(f.db, lead)).toMatchObject([{ state: 'closed', outcome: name === 'bland' ? 'no-answer' : 'busy' }]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('an event for no known call is 404; an unknown platform is 404', async () => {
+    const p = await startCase('retell');
+    try {
+      const { callId } = await placed(p);
+      const w = p.answered(callId);
+      // another platform's route does not match a retell call
+      expect((await post({ ...w, url: w.url.replace('/providers/retell/', '/providers/vapi/') })).status).toBe(404);
+      expect((await post({ ...w, url: w.url.replace('/providers/retell/', '/providers/vonage/') })).status).toBe(400);
+    } finally {
+      await p.close();
+    }
+  });
+});
