@@ -29,6 +29,7 @@ export class AppError extends Error {
 
 export const MESSAGES = {
   missingKey: 'Missing API key',
+  keyInAuthorization: 'Missing API key: send it in the x-api-key header (the Authorization header is not read)',
   invalidKey: 'Invalid or inactive API key',
   insufficientPermissions: 'Insufficient permissions',
   forbidden: 'Forbidden',

@@ -18,16 +18,52 @@ interface RunningServer {
   close(): Promise<void>;
 }
 
+const DEMO_EMAIL = 'demo@example.com';
+
+interface Demo {
+  companyId: string;
+  campaignId: string;
+  key: string;
+  email: string;
+  password: string;
+}
+
 /** On a database with no company at all, make one ready-to-curl demo. */
-async function seedDemo(
-  store: Store,
-): Promise<{ companyId: string; campaignId: string; key: string; email: string; password: string } | null> {
+async function seedDemo(store: Store): Promise<Demo | null> {
   if (await store.companies.any()) return null;
   const { companyId } = await createCompany(store, 'Demo company');
   const { campaignId } = await createCampaign(store, { companyId, name: 'Demo campaign', hours: 'mon-sun 00:00-24:00' });
   const { key } = await createKey(store, { companyId, name: 'demo write key', scope: 'write' });
-  const { email, oneTimePassword: password } = await createUser(store, { companyId, email: 'demo@example.com' });
+  const { email, oneTimePassword: password } = await createUser(store, { companyId, email: DEMO_EMAIL });
   return { companyId, campaignId, key, email, password };
+}
+
+function demoText(demo: Demo, base: string): string {
+  return [
+    '',
+    'First start: a demo company, campaign, write key and dashboard user were created.',
+    `  companyId:  ${demo.companyId}`,
+    `  campaignId: ${demo.campaignId}`,
+    `  API key:    ${demo.key}   (shown once; only its hash is stored)`,
+    'Try it:',
+    `  curl -s -X POST ${base}/api/v1/leads -H 'x-api-key: ${demo.key}' -H 'content-type: application/json' \\`,
+    `    -d '{"campaignId":"${demo.campaignId}","phoneNumber":"+14155550123"}'`,
+    `  curl -s '${base}/api/v1/leads?campaignId=${demo.campaignId}' -H 'x-api-key: ${demo.key}'`,
+    `Dashboard: ${base}/dashboard/login`,
+    `  email ${demo.email}, one-time password ${demo.password} (one sign-in, then choose a password)`,
+    '',
+  ].join('\n');
+}
+
+/** how to get in when the demo's key and password were never seen (an older start printed them and failed) */
+function accessHint(companyId: string): string {
+  return [
+    '',
+    `The demo user ${DEMO_EMAIL} has never signed in. If its key and one-time password were lost, make new ones:`,
+    `  leadline key create --company ${companyId} --name "my key" --scope write`,
+    `  leadline user reset-password --email ${DEMO_EMAIL}`,
+    '',
+  ].join('\n');
 }
 
 async function startServer(config: Config, opts: { seed?: boolean } = {}): Promise<RunningServer> {
@@ -37,29 +73,29 @@ async function startServer(config: Config, opts: { seed?: boolean } = {}): Promi
     pgStatementTimeoutMs: config.pgStatementTimeoutMs,
   });
   await store.migrate();
-  const demo = opts.seed === false ? null : await seedDemo(store);
   const limiter = await createRateLimiter({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, logger });
   const app = await buildApp({ config, store, limiter, logger });
-  const address = await app.listen({ host: config.host, port: config.port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    // nothing was seeded: the next start that listens creates and prints the demo
+    await app.close();
+    await limiter.close();
+    await store.close();
+    throw err;
+  }
   logger.info({ address, database: config.database.kind, redis: Boolean(config.redisUrl) }, 'leadline listening');
-  if (demo) {
+  // Only once listening: a start that fails (the port taken) must not create a
+  // demo whose one-time credentials nobody saw.
+  if (opts.seed !== false) {
+    const demo = await seedDemo(store);
     const base = `http://127.0.0.1:${config.port}`;
-    process.stdout.write(
-      [
-        '',
-        'First start: a demo company, campaign, write key and dashboard user were created.',
-        `  companyId:  ${demo.companyId}`,
-        `  campaignId: ${demo.campaignId}`,
-        `  API key:    ${demo.key}   (shown once; only its hash is stored)`,
-        'Try it:',
-        `  curl -s -X POST ${base}/api/v1/leads -H 'x-api-key: ${demo.key}' -H 'content-type: application/json' \\`,
-        `    -d '{"campaignId":"${demo.campaignId}","phoneNumber":"+14155550123"}'`,
-        `  curl -s '${base}/api/v1/leads?campaignId=${demo.campaignId}' -H 'x-api-key: ${demo.key}'`,
-        `Dashboard: ${base}/dashboard/login`,
-        `  email ${demo.email}, one-time password ${demo.password} (one sign-in, then choose a password)`,
-        '',
-      ].join('\n') + '\n',
-    );
+    if (demo) process.stdout.write(`${demoText(demo, base)}\n`);
+    else {
+      const user = await store.users.byEmail(DEMO_EMAIL);
+      if (user && user.password_hash === null) process.stdout.write(`${accessHint(user.company_id)}\n`);
+    }
   }
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -86,14 +86,15 @@ const NO_SECRETS = {
   provider_webhook_secret: null,
 } as const;
 
-/** Changes only the settings given; the others keep their current value. */
+/** Changes only the settings given (and the name, when given); the others keep their current value. */
 export async function updateCampaign(
   store: Store,
   campaignId: string,
   settings: CampaignSettings,
   secrets: Secrets = PLAIN,
+  name?: string,
 ): Promise<CampaignRow> {
-  const values = definedOnly(settings);
+  const values = { ...definedOnly(settings), ...(name === undefined ? {} : { name }) };
   return store.transaction(async (tx) => {
     const current = await tx.campaigns.byId(campaignId);
     if (!current) throw new AppError('not_found', `campaign ${campaignId} not found`);
@@ -114,4 +115,12 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 export async function resumeCampaign(store: Store, campaignId: string): Promise<boolean> {
   if (!(await store.campaigns.byId(campaignId))) throw new AppError('not_found', `campaign ${campaignId} not found`);
   return store.campaigns.resume(campaignId);
+}
+
+/** the campaign, its leads and their attempts, and the keys restricted to it; the number of leads deleted */
+export async function deleteCampaign(store: Store, campaignId: string): Promise<number> {
+  return store.transaction(async (tx) => {
+    if (!(await tx.campaigns.byId(campaignId))) throw new AppError('not_found', `campaign ${campaignId} not found`);
+    return tx.campaigns.remove(campaignId);
+  });
 }

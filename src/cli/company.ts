@@ -33,4 +33,18 @@ export function registerCompany(program: Command): void {
         output(o.json, { companyId, callCaps: caps }, `company ${companyId}: call caps ${caps}`);
       }),
     );
+  company
+    .command('list')
+    .description('companies, oldest first')
+    .option('--json', 'print JSON')
+    .action((o) =>
+      withStore(async (store) => {
+        const list = (await store.companies.list()).map((c) => ({
+          companyId: c.id,
+          name: c.name,
+          createdAt: new Date(Number(c.created_at)).toISOString(),
+        }));
+        output(o.json, list, list.map((c) => `${c.companyId}  created ${c.createdAt}  ${c.name}`).join('\n') || 'no companies');
+      }),
+    );
 }

@@ -2,9 +2,12 @@
 import { InvalidArgumentError } from 'commander';
 import { type Config, loadConfig } from '../config.js';
 import { openStore, type Store } from '../store/index.js';
+import { announceDatabase } from './database.js';
 
-export async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
+/** `create`: only `migrate` may create a missing SQLite file (see database.ts) */
+export async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>, opts: { create?: boolean } = {}): Promise<T> {
   const config = loadConfig();
+  announceDatabase(config.database, { create: opts.create === true });
   const store = openStore(config.database, { pgPoolSize: 2, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
   try {
     await store.migrate();

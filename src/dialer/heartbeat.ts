@@ -6,7 +6,7 @@ import type { Store } from '../store/index.js';
 /** rows of dialers that stopped without saying so (killed) are forgotten after this */
 const FORGET_AFTER_MS = 3_600_000;
 /** a dialer is live while its heartbeat (every 5 s) is younger than this */
-export const LIVE_MS = 15_000;
+const LIVE_MS = 15_000;
 
 export interface Beat {
   id: string;

@@ -169,13 +169,11 @@ export class Dialer {
           const woken = this.nextWake();
           let until = this.now() + FULL_POLL_MS;
           try {
-            for (const c of await this.loadCampaigns(false)) {
-              if (this.stopping) break;
-              if ((await this.schedule.isDue(c, this.now())) && (await this.schedule.pollFinds(c, this.now()))) {
-                await this.schedule.after(c, await this.fill(c), this.now());
-              }
-            }
-            until = this.schedule.nextCheck(this.now());
+            const more = await this.schedule.pass(await this.loadCampaigns(false), (c) => this.fill(c), {
+              now: () => this.now(),
+              stopping: () => this.stopping,
+            });
+            until = more === 'more' ? this.now() : this.schedule.nextCheck(this.now());
           } catch (err) {
             // The database is down or refused a statement: keep the calls in
             // flight going, and try again soon.

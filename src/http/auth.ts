@@ -58,7 +58,10 @@ export function guard(deps: GuardDeps) {
     if (principal === null) {
       // Failed authentication is counted per client IP, so keys cannot be guessed at full speed.
       await enforce(deps.limiter, reply, `ip:${request.ip}`, deps.windows.authFailure, deps.now);
-      throw new AppError(value ? 'invalid_key' : 'missing_key', value ? MESSAGES.invalidKey : MESSAGES.missingKey);
+      if (value) throw new AppError('invalid_key', MESSAGES.invalidKey);
+      // The spec's message stays exact; only a key sent the usual other way gets the hint.
+      const elsewhere = request.headers.authorization !== undefined;
+      throw new AppError('missing_key', elsewhere ? MESSAGES.keyInAuthorization : MESSAGES.missingKey);
     }
     const declared = request.headers['content-length'];
     if (declared !== undefined && Number(declared) > deps.bodyLimit) {

@@ -70,7 +70,9 @@ export async function importCsv(opts: ImportOptions): Promise<ImportSummary> {
   const resumed = loadState(statePath, input, opts.campaignId);
   // Rejects written after the last saved state belong to a chunk that will be sent again.
   if (resumed && existsSync(opts.rejectsPath)) truncateSync(opts.rejectsPath, resumed.rejectsBytes);
-  if (!resumed) rmSync(opts.rejectsPath, { force: true });
+  // A fresh run replaces an earlier run's rejects, but only once the server has
+  // taken a chunk: a run refused at once (a wrong key) leaves them as they were.
+  let staleRejects = !resumed;
 
   const totals = {
     rows: resumed?.rows ?? 0,
@@ -83,6 +85,8 @@ export async function importCsv(opts: ImportOptions): Promise<ImportSummary> {
   const progress = opts.progress?.(input.size);
   let phoneRequired = false;
   let plan: ColumnPlan | undefined;
+
+  const keptRejects = () => (existsSync(opts.rejectsPath) ? `${opts.rejectsPath} is kept` : 'no rejects file was written');
 
   /** sends the rows that have a lead; sets `reason` on the ones the server refuses */
   async function send(rows: readonly Row[]): Promise<void> {
@@ -128,6 +132,10 @@ export async function importCsv(opts: ImportOptions): Promise<ImportSummary> {
         batch[0]!.reason = message;
         return;
       }
+      if (response.status === 401 || response.status === 403) {
+        const sent = totals.rows > 0 ? `rows before line ${batch[0]!.line} were imported` : 'no row was imported';
+        throw new ImportError(`the server refused the key: HTTP ${response.status}: ${message} (${sent}; ${keptRejects()})`);
+      }
       throw new ImportError(`the server refused the rows up to line ${batch.at(-1)!.line}: HTTP ${response.status}: ${message}`);
     }
   }
@@ -135,6 +143,8 @@ export async function importCsv(opts: ImportOptions): Promise<ImportSummary> {
   async function flush(rows: Row[], bytes: number): Promise<void> {
     if (rows.length === 0) return;
     await send(rows);
+    if (staleRejects) rmSync(opts.rejectsPath, { force: true });
+    staleRejects = false;
     const refused = rows.filter((r) => r.reason !== undefined);
     if (refused.length > 0) writeRejects(opts.rejectsPath, plan!.header, refused);
     for (const r of refused) if (rejections.length < SHOWN_REJECTIONS) rejections.push({ line: r.line, reason: r.reason! });

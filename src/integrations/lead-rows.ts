@@ -5,7 +5,8 @@
  * The server stays the authority: what it still refuses comes back as
  * `leads[N]: …` and the importer rejects that row then.
  */
-import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { type CountryCode, getExampleNumber, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js';
+import examples from 'libphonenumber-js/mobile/examples';
 import type { LeadInput } from '@leadline/client';
 import { MESSAGES } from '../errors.js';
 import { isZonedDateTime } from '../leads/formats.js';
@@ -104,6 +105,7 @@ function setField(lead: Partial<Record<LeadField, unknown>>, field: LeadField, v
   switch (field) {
     case 'phoneNumber': {
       const phone = E164.test(value) ? value : opts.country ? normalisePhone(value, opts.country) : null;
+      if (phone === null && opts.country) return localFormatMessage(value, opts.country);
       if (phone === null) return `${fieldMessage('phoneNumber')}; got "${value}"`;
       lead.phoneNumber = phone;
       return null;
@@ -127,6 +129,14 @@ function setField(lead: Partial<Record<LeadField, unknown>>, field: LeadField, v
 function normalisePhone(value: string, country: CountryCode): string | null {
   const parsed = parsePhoneNumberFromString(value, country);
   return parsed?.isValid() && E164.test(parsed.number) ? parsed.number : null;
+}
+
+/** with --country the plain E.164 rule would mislead: say which local formats are read too */
+function localFormatMessage(value: string, country: CountryCode): string {
+  const example = getExampleNumber(country, examples);
+  const local = example ? ` or a ${country} number as dialled there, e.g. ${example.formatNational()}` : '';
+  const e164 = example ? example.number : '+14155550123';
+  return `phoneNumber "${value}" is not a valid ${country} number: give it in E.164 (e.g. ${e164})${local}`;
 }
 
 export function countryCode(raw: string): CountryCode {

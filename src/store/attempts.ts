@@ -1,4 +1,5 @@
 /** Reads of the attempts table (the call log). The same Kysely statements serve both databases. */
+import { sql } from 'kysely';
 import type { Executor } from '../db/index.js';
 import type { AttemptTable } from '../db/schema.js';
 
@@ -10,7 +11,23 @@ export interface CallCount {
   successes: number;
 }
 
+/** one hour's attempts with one outcome (null: still open) */
+export interface HourlyCalls {
+  /** the hour, as started_at / 3,600,000 rounded down */
+  hour: number;
+  outcome: string | null;
+  calls: number;
+  /** over the closed attempts: their count and summed time from start to close */
+  closed: number;
+  closedMs: number;
+  /** over the attempts with a reported call duration */
+  timed: number;
+  durationSeconds: number;
+}
+
 export interface AttemptStore {
+  /** attempts started at or after `since`, per hour and outcome (a range of attempts_campaign_started per campaign) */
+  hourly(campaignIds: readonly string[], since: number): Promise<HourlyCalls[]>;
   /** per campaign: attempts started at or after `since` (a range of attempts_campaign_started) */
   callsSince(campaignIds: readonly string[], since: number): Promise<CallCount[]>;
   /** the latest `limit` attempts across the campaigns, newest first */
@@ -69,6 +86,36 @@ export class KyselyAttemptStore implements AttemptStore {
       .limit(1)
       .executeTakeFirst();
     return row && { attemptId: row.attempt_id, campaignId: row.campaign_id };
+  }
+
+  async hourly(campaignIds: readonly string[], since: number): Promise<HourlyCalls[]> {
+    if (campaignIds.length === 0) return [];
+    // integer division on both databases (bigint in PostgreSQL, integer in SQLite)
+    const hour = sql<number>`started_at / 3600000`;
+    const rows = await this.ex
+      .selectFrom('attempts')
+      .select((eb) => [
+        hour.as('hour'),
+        'outcome',
+        eb.fn.countAll<number>().as('calls'),
+        eb.fn.count<number>('finished_at').as('closed'),
+        sql<number>`sum(finished_at - started_at)`.as('closed_ms'),
+        eb.fn.count<number>('duration_seconds').as('timed'),
+        eb.fn.sum<number>('duration_seconds').as('duration_seconds'),
+      ])
+      .where('campaign_id', 'in', campaignIds)
+      .where('started_at', '>=', since)
+      .groupBy([hour, 'outcome'])
+      .execute();
+    return rows.map((r) => ({
+      hour: Number(r.hour),
+      outcome: r.outcome,
+      calls: Number(r.calls),
+      closed: Number(r.closed),
+      closedMs: Number(r.closed_ms ?? 0),
+      timed: Number(r.timed),
+      durationSeconds: Number(r.duration_seconds ?? 0),
+    }));
   }
 
   async callsSince(campaignIds: readonly string[], since: number): Promise<CallCount[]> {

@@ -79,6 +79,12 @@ export interface LeadStore {
   listPage(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<PageJson>;
   /** the same page as typed rows, for the dashboard */
   page(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<{ leads: LeadRow[]; more: boolean }>;
+  /**
+   * Where the page before the one starting after `afterSeq` starts: the seq
+   * `limit` leads back (a backward walk of the keyset index), or null when
+   * that page is the first.
+   */
+  pageStartBefore(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<number | null>;
   byId(campaignId: string, leadId: string): Promise<LeadRow | undefined>;
   /** exact match on either identifier (both are unique per campaign and indexed) */
   byIdentifier(campaignId: string, value: string): Promise<LeadRow[]>;

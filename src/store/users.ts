@@ -19,6 +19,8 @@ export interface UserStore {
    */
   consumeOneTime(userId: string, hash: string): Promise<boolean>;
   setPasswordHash(userId: string, hash: string): Promise<void>;
+  /** deletes the user (their sessions go with them: ON DELETE CASCADE) */
+  remove(userId: string): Promise<void>;
 }
 
 export class KyselyUserStore implements UserStore {
@@ -74,5 +76,9 @@ export class KyselyUserStore implements UserStore {
       .set({ password_hash: hash, one_time_hash: null, one_time_expires_at: null })
       .where('id', '=', userId)
       .execute();
+  }
+
+  async remove(userId: string): Promise<void> {
+    await this.ex.deleteFrom('users').where('id', '=', userId).execute();
   }
 }

@@ -63,6 +63,24 @@ export const listUsers = async (store: Store, companyId: string) =>
     passwordSet: u.password_hash !== null,
   }));
 
+/**
+ * Removes a user of the company and ends their sessions. The company's last
+ * user cannot be removed: nobody could then sign in to add one. Counted and
+ * deleted under one lock, so two removals at once cannot both pass the count.
+ */
+export async function removeUser(store: Store, companyId: string, userId: string): Promise<void> {
+  await store.transaction(
+    async (tx) => {
+      const users = await tx.users.ofCompany(companyId);
+      if (!users.some((u) => u.id === userId)) throw new AppError('not_found', 'user not found');
+      if (users.length === 1) throw new AppError('conflict', 'The last user of a company cannot be removed: add another user first.');
+      await tx.sessions.deleteOfUser(userId);
+      await tx.users.remove(userId);
+    },
+    { lock: `users:${companyId}` },
+  );
+}
+
 /** the user id when the email and password (or unused one-time password) match; null otherwise */
 export async function verifySignIn(store: Store, emailInput: string, password: string, now: number): Promise<string | null> {
   const user = await store.users.byEmail(normalizeEmail(emailInput));

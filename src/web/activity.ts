@@ -6,12 +6,14 @@
  */
 import type { DueExplanation } from '../dialer/due.js';
 import { explainLead } from '../dialer/explain.js';
-import type { AttemptRow } from '../store/attempts.js';
+import type { AttemptRow, HourlyCalls } from '../store/attempts.js';
+import type { CallChart } from './views/chart.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import type { Store } from '../store/index.js';
 import type { LeadView } from './dashboard.js';
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 const LAST_ATTEMPTS = 10;
 
 interface CallCounts {
@@ -22,6 +24,10 @@ interface CallCounts {
 export interface Activity extends CallCounts {
   /** start of the UTC day the counts cover (the dashboard shows times in UTC) */
   since: number;
+  /** the last 24 hours, this one included, per hour and outcome */
+  hourly: CallChart;
+  /** over the last 24 hours: attempts closed and their mean time from start to close; calls with a reported duration and its mean */
+  durations: { closed: number; meanAttemptMs: number | null; timed: number; meanCallSeconds: number | null };
   byCampaign: ReadonlyMap<string, CallCounts>;
   last: (AttemptRow & { campaignName: string })[];
 }
@@ -29,10 +35,25 @@ export interface Activity extends CallCounts {
 export async function activity(store: Store, campaigns: readonly CampaignRow[], now: number): Promise<Activity> {
   const ids = campaigns.map((c) => c.id);
   const since = Math.floor(now / DAY_MS) * DAY_MS;
-  const [counts, last] = await Promise.all([store.attempts.callsSince(ids, since), store.attempts.latest(ids, LAST_ATTEMPTS)]);
+  const from = Math.floor(now / HOUR_MS) - 23;
+  const [counts, last, hourly] = await Promise.all([
+    store.attempts.callsSince(ids, since),
+    store.attempts.latest(ids, LAST_ATTEMPTS),
+    store.attempts.hourly(ids, from * HOUR_MS),
+  ]);
   const names = new Map(campaigns.map((c) => [c.id, c.name]));
+  const sum = (f: (r: HourlyCalls) => number) => hourly.reduce((n, r) => n + f(r), 0);
+  const closed = sum((r) => r.closed);
+  const timed = sum((r) => r.timed);
   return {
     since,
+    hourly: { from, rows: hourly },
+    durations: {
+      closed,
+      meanAttemptMs: closed ? sum((r) => r.closedMs) / closed : null,
+      timed,
+      meanCallSeconds: timed ? sum((r) => r.durationSeconds) / timed : null,
+    },
     calls: counts.reduce((n, c) => n + c.calls, 0),
     successes: counts.reduce((n, c) => n + c.successes, 0),
     byCampaign: new Map(counts.map((c) => [c.campaignId, c])),

@@ -90,35 +90,72 @@ export function valuesOf(c: FormSource): FormValues {
   };
 }
 
+/** every field the form got wrong, in the form's order; the page lists them all and focuses the first */
+export class FormErrors extends SettingsError {
+  constructor(readonly fields: readonly { field: Field | 'name'; message: string }[]) {
+    super(fields.map((f) => f.message).join('; '));
+  }
+}
+
+const NAME_MAX = 200;
+
+/** a campaign's name as the dashboard takes it: trimmed, 1 to 200 characters */
+export function campaignName(raw: string): string {
+  const name = raw.trim();
+  if (name === '' || name.length > NAME_MAX) throw new SettingsError(`Give the campaign a name of 1 to ${NAME_MAX} characters`);
+  return name;
+}
+
 /**
- * The settings a submitted form asks for. An empty predial URL or provider URL
- * removes it; an empty predial secret keeps the stored one (it is never sent
- * back to the browser), unless "remove the secret" is ticked. The simulated
- * failure mix and call duration are required when sent; a form from before
- * they existed (one without the fields at all) keeps their current value.
+ * The name and settings a submitted form asks for, or FormErrors naming every
+ * field that is wrong (not only the first). An empty predial URL or provider
+ * URL removes it; an empty predial secret keeps the stored one (it is never
+ * sent back to the browser), unless "remove the secret" is ticked. The
+ * simulated failure mix and call duration are required when sent; a form
+ * from before they existed (one without the fields at all) keeps their
+ * current value. A form without a name field keeps the name.
  */
-export function parseForm(f: FormValues): CampaignSettings {
+export function parseForm(f: FormValues): { name: string | undefined; settings: CampaignSettings } {
+  const errors: { field: Field | 'name'; message: string }[] = [];
   const text = (field: Field) => (f[field] ?? '').trim();
+  /** runs one field's parser; a failure is recorded and the field left out */
+  const read = <T>(field: Field | 'name', parse: () => T): T | undefined => {
+    try {
+      return parse();
+    } catch (err) {
+      if (!(err instanceof SettingsError)) throw err;
+      errors.push({ field, message: labelled(err.message) });
+      return undefined;
+    }
+  };
   const required = (field: Field) => {
     const v = text(field);
     if (v === '') throw new SettingsError(`${LABELS[field]} is required`);
     return v;
   };
-  const optional = <T>(field: Field, parse: (raw: string) => T): T | null => (text(field) === '' ? null : parse(text(field)));
+  const optional = <T>(field: Field, parse: (raw: string) => T): T | null | undefined =>
+    read(field, () => (text(field) === '' ? null : parse(text(field))));
+  const sent = (field: Field) => f[field] !== undefined;
+  const name = f.name === undefined ? undefined : read('name', () => campaignName(f.name!));
+  // read in the page's order, so the first error recorded is the first invalid field on the page
   const settings: CampaignSettings = {
-    timezone: parseSetting.timezone(required('timezone')),
-    hours: parseSetting.hours(required('hours')),
-    local_window: parseSetting.localWindow(required('local_window')),
-    max_attempts: parseSetting.maxAttempts(required('max_attempts')),
-    ...parseSetting.retryDelay(required('retry_delay')),
-    call_timeout_ms: f.call_timeout === undefined ? undefined : parseSetting.callTimeout(required('call_timeout')),
-    concurrency: parseSetting.concurrency(required('concurrency')),
-    predial_url: optional('predial_url', parseSetting.predialUrl),
-    provider: parseSetting.provider(required('provider')),
+    timezone: read('timezone', () => parseSetting.timezone(required('timezone'))),
+    hours: read('hours', () => parseSetting.hours(required('hours'))),
+    local_window: read('local_window', () => parseSetting.localWindow(required('local_window'))),
+    max_attempts: read('max_attempts', () => parseSetting.maxAttempts(required('max_attempts'))),
+    ...read('retry_delay', () => parseSetting.retryDelay(required('retry_delay'))),
+    call_timeout_ms: sent('call_timeout') ? read('call_timeout', () => parseSetting.callTimeout(required('call_timeout'))) : undefined,
+    concurrency: read('concurrency', () => parseSetting.concurrency(required('concurrency'))),
+    provider: read('provider', () => parseSetting.provider(required('provider'))),
     provider_url: optional('provider_url', parseSetting.providerUrl),
-    simulate_success: parseSetting.simulateSuccess(required('simulate_success')),
-    simulate_failures: f.simulate_failures === undefined ? undefined : parseSetting.simulateFailures(required('simulate_failures')),
-    simulate_duration: f.simulate_duration === undefined ? undefined : parseSetting.simulateDuration(required('simulate_duration')),
+    simulate_success: read('simulate_success', () => parseSetting.simulateSuccess(required('simulate_success'))),
+    simulate_failures: sent('simulate_failures')
+      ? read('simulate_failures', () => parseSetting.simulateFailures(required('simulate_failures')))
+      : undefined,
+    simulate_duration: sent('simulate_duration')
+      ? read('simulate_duration', () => parseSetting.simulateDuration(required('simulate_duration')))
+      : undefined,
+    predial_url: optional('predial_url', parseSetting.predialUrl),
   };
   // a form from before the platforms (no such fields) leaves their settings alone
   if (f.provider_option !== undefined) settings.provider_options = optionLines(f.provider_option);
@@ -129,8 +166,10 @@ export function parseForm(f: FormValues): CampaignSettings {
     settings.provider_webhook_secret = parseSetting.providerWebhookSecret(f.provider_webhook_secret!);
   }
   if (f.clear_predial_secret === '1') settings.predial_secret = null;
-  else if ((f.predial_secret ?? '') !== '') settings.predial_secret = parseSetting.predialSecret(f.predial_secret!);
-  return settings;
+  else if ((f.predial_secret ?? '') !== '')
+    settings.predial_secret = read('predial_secret', () => parseSetting.predialSecret(f.predial_secret!));
+  if (errors.length > 0) throw new FormErrors(errors);
+  return { name, settings };
 }
 
 /** the platform options as the form takes them: one KEY=VALUE a line, as --provider-option */

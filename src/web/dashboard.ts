@@ -5,16 +5,19 @@
  * Routes go through this class only; it goes through the services and the store.
  */
 import { createKey, DEFAULT_MAX_KEYS_PER_COMPANY, type KeySummary, listKeys, revokeKey } from '../auth/service.js';
-import { createCampaign, updateCampaign } from '../campaigns/service.js';
+import { createCampaign, deleteCampaign, updateCampaign } from '../campaigns/service.js';
 import { type Secrets, secretsFor } from '../crypto/secrets.js';
-import { type CampaignSettings, SettingsError } from '../campaigns/settings.js';
+import type { CampaignSettings } from '../campaigns/settings.js';
 import { AppError, MESSAGES } from '../errors.js';
+import { decodeCursor, encodeCursor } from '../leads/cursor.js';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/lifecycle.js';
 import { type Access, LeadService } from '../leads/service.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import { liveDialers } from '../dialer/heartbeat.js';
 import type { Store } from '../store/index.js';
 import type { LeadRow } from '../store/leads.js';
+import { createUser, type IssuedPassword, listUsers, removeUser, resetPassword } from './accounts.js';
+import { campaignName } from './campaign-form.js';
 import { type Activity, activity, type LeadDialerView, leadDialer, recycle } from './activity.js';
 
 export type Counts = Record<LeadStatus, number> & { total: number };
@@ -42,6 +45,8 @@ export interface LeadsPage {
   leads: LeadView[];
   /** cursor of the next page, when there is one */
   next: string | null;
+  /** cursor of the previous page: null when it is the first page, undefined on the first page itself */
+  previous?: string | null;
 }
 
 const PAGE_SIZE = 50;
@@ -98,23 +103,38 @@ export class Dashboard {
     return row;
   }
 
-  /** settings come from campaign-form.ts; createCampaign and updateCampaign check how they combine */
-  async createCampaign(companyId: string, name: string, settings: CampaignSettings): Promise<string> {
-    const trimmed = name.trim();
-    if (trimmed === '' || trimmed.length > 200) throw new SettingsError('Give the campaign a name of 1 to 200 characters');
-    return (await createCampaign(this.store, { companyId, name: trimmed, ...settings }, this.now(), this.secrets)).campaignId;
+  /** name and settings come from campaign-form.ts; createCampaign and updateCampaign check how they combine */
+  async createCampaign(companyId: string, name: string | undefined, settings: CampaignSettings): Promise<string> {
+    return (await createCampaign(this.store, { companyId, name: campaignName(name ?? ''), ...settings }, this.now(), this.secrets))
+      .campaignId;
   }
 
-  async updateCampaign(companyId: string, campaignId: string, settings: CampaignSettings): Promise<void> {
+  /** a name renames the campaign */
+  async updateCampaign(companyId: string, campaignId: string, settings: CampaignSettings, name?: string): Promise<void> {
     await this.campaign(companyId, campaignId);
-    await updateCampaign(this.store, campaignId, settings, this.secrets);
+    await updateCampaign(this.store, campaignId, settings, this.secrets, name);
+  }
+
+  /** the campaign with its leads, their attempts and the keys restricted to it; the number of leads deleted */
+  async deleteCampaign(companyId: string, campaignId: string): Promise<number> {
+    await this.campaign(companyId, campaignId);
+    return deleteCampaign(this.store, campaignId);
+  }
+
+  /** the keys restricted to a campaign, which are deleted with it */
+  async campaignKeys(companyId: string, campaignId: string): Promise<number> {
+    return (await listKeys(this.store, companyId)).filter((k) => k.campaignId === campaignId && k.status === 'active').length;
   }
 
   /** a page of leads through the same service (cursor, order, filter) as GET /api/v1/leads */
   async leadsPage(companyId: string, campaignId: string, o: { status?: LeadStatus; cursor?: string }): Promise<LeadsPage> {
     await this.campaign(companyId, campaignId);
     const page = await this.leads.rows(companyWide(companyId), { campaignId, status: o.status, cursor: o.cursor, limit: PAGE_SIZE });
-    return { leads: page.leads.map(view), next: page.hasMore ? page.cursor : null };
+    const after = o.cursor === undefined ? null : decodeCursor(o.cursor);
+    // the page before this one: a keyset cursor only goes forward, so walk the index back one page
+    const before = after === null ? undefined : await this.store.leads.pageStartBefore(campaignId, o.status, after, PAGE_SIZE);
+    const previous = before === undefined ? undefined : before === null ? null : encodeCursor(before);
+    return { leads: page.leads.map(view), next: page.hasMore ? page.cursor : null, previous };
   }
 
   async search(companyId: string, campaignId: string, value: string): Promise<LeadView[]> {
@@ -182,6 +202,31 @@ export class Dashboard {
   async revokeKey(companyId: string, keyId: string): Promise<void> {
     await this.key(companyId, keyId);
     await revokeKey(this.store, keyId, this.now());
+  }
+
+  users(companyId: string) {
+    return listUsers(this.store, companyId);
+  }
+
+  async user(companyId: string, userId: string) {
+    const user = (await this.users(companyId)).find((u) => u.userId === userId);
+    if (!user) throw notFound();
+    return user;
+  }
+
+  /** a one-time password, shown once, as `leadline user create` prints it */
+  addUser(companyId: string, email: string): Promise<IssuedPassword> {
+    return createUser(this.store, { companyId, email }, this.now());
+  }
+
+  async resetUser(companyId: string, userId: string): Promise<IssuedPassword> {
+    return resetPassword(this.store, (await this.user(companyId, userId)).email, this.now());
+  }
+
+  removeUser(companyId: string, userId: string): Promise<void> {
+    return removeUser(this.store, companyId, userId).catch((err) => {
+      throw err instanceof AppError && err.code === 'not_found' ? notFound() : err;
+    });
   }
 }
 

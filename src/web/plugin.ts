@@ -20,6 +20,7 @@ import { campaignRoutes } from './routes/campaigns.js';
 import { keyRoutes } from './routes/keys.js';
 import { leadRoutes } from './routes/leads.js';
 import { overviewRoutes } from './routes/overview.js';
+import { userRoutes } from './routes/users.js';
 import { send } from './routes/support.js';
 import { postLimitHook, SignInLimiter, type SignInLimits } from './signin-limit.js';
 import { errorPage, type Viewer } from './views/layout.js';
@@ -119,6 +120,7 @@ export function dashboard(deps: WebDeps) {
     await app.register(overviewRoutes(dash));
     await app.register(campaignRoutes(dash));
     await app.register(leadRoutes(dash));
+    await app.register(userRoutes(dash));
     await app.register(keyRoutes(dash));
   };
 }

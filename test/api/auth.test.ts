@@ -66,6 +66,17 @@ describe.each(await availableStores())('authentication and access on %s', (kind)
       expect(foreign.statusCode).toBe(404);
     });
 
+    it('a key sent as Authorization: Bearer gets the x-api-key hint; without that header the message stays exact', async () => {
+      const bearer = await f.request('GET', prefix, {
+        key: null,
+        query: { campaignId: f.ids.campaignA },
+        headers: { authorization: `Bearer ${f.keys.writeA}` },
+      });
+      expectError(bearer, 401, 'Missing API key: send it in the x-api-key header (the Authorization header is not read)');
+      const none = await f.request('GET', prefix, { key: null, query: { campaignId: f.ids.campaignA } });
+      expectError(none, 401, 'Missing API key');
+    });
+
     it('an empty x-api-key header is a missing key', async () => {
       const res = await f.request('GET', prefix, { key: '', query: { campaignId: f.ids.campaignA } });
       expectError(res, 401, 'Missing API key');

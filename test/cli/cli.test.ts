@@ -3,13 +3,15 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/server-process.js';
 import { startServerProcess } from '../helpers/server-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'leadline-cli-'));
 const DATABASE_URL = `sqlite:${join(dir, 'cli.db')}`;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// only serve and migrate create a database; every other command needs one
+beforeAll(async () => expect((await cli(['migrate'])).code).toBe(0));
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -20,7 +22,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 }
 const json = async (args: string[]) => {
   const r = await cli([...args, '--json']);
-  expect(r.stderr).toBe('');
+  expect(r.stderr).toBe(`database: sqlite ${join(dir, 'cli.db')}\n`);
   expect(r.code).toBe(0);
   return JSON.parse(r.stdout);
 };
@@ -109,7 +111,7 @@ describe('leadline serve', () => {
   it('seeds a demo on first start whose key works, then drains in-flight requests on SIGTERM', async () => {
     const fresh = `sqlite:${join(dir, 'serve.db')}`;
     const server = await startServerProcess({ DATABASE_URL: fresh });
-    const out = server.output();
+    const out = await server.waitForOutput(/one-time password/);
     const key = /API key:\s+(ll_\S+)/.exec(out)?.[1];
     const campaignId = /campaignId:\s+(cp_\S+)/.exec(out)?.[1];
     expect(key).toBeDefined();

@@ -42,8 +42,12 @@ describe.each(await availableStores())('leadline dnc on %s', (kind) => {
   /** `progress`: the import's progress lines go to stderr (plain lines, not a bar, when stderr is not a terminal) */
   const json = async (args: string[], progress = false) => {
     const r = await cli([...args, '--json']);
-    if (progress) expect(r.stderr).toMatch(/^(\d+ rows \(\d+%\), \d+ rows\/s, ETA [^;]+; created \d+, skipped \d+, rejected \d+\n)+$/);
-    else expect(r.stderr).toBe('');
+    // every command that opens the database first says where it is
+    if (progress)
+      expect(r.stderr).toMatch(
+        /^database: \S+ \S+\n(\d+ rows \(\d+%\), \d+ rows\/s, ETA [^;]+; created \d+, skipped \d+, rejected \d+\n)+$/,
+      );
+    else expect(r.stderr).toMatch(/^database: (sqlite|postgres) \S+\n$/);
     expect(r.code).toBe(0);
     return JSON.parse(r.stdout);
   };
@@ -76,7 +80,7 @@ describe.each(await availableStores())('leadline dnc on %s', (kind) => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('phoneNumbers[1]: phoneNumber must be in E.164 format');
     const none = await cli(['dnc', 'add', '--company', 'co_nope', '+14155550101']);
-    expect(none).toMatchObject({ code: 2, stderr: 'leadline: company co_nope not found\n' });
+    expect(none).toMatchObject({ code: 2, stderr: expect.stringMatching(/^database: \S+ \S+\nleadline: company co_nope not found\n$/) });
     expect((await cli(['dnc', 'add', '+14155550101'])).code).toBe(2); // no --company
     expect((await cli(['dnc', 'import', join(dir, 'missing.csv'), '--company', company])).code).toBe(2);
     expect(await db.dnc.count(company)).toBe(before);

@@ -28,7 +28,7 @@ afterAll(async () => {
 const run = (args: string[]) => cli(args, env);
 async function json(args: string[]) {
   const r = await run([...args, '--json']);
-  expect(r.stderr).toBe('');
+  expect(r.stderr).toBe(`database: sqlite ${path}\n`);
   expect(r.code).toBe(0);
   return JSON.parse(r.stdout);
 }

@@ -82,11 +82,47 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     expect(await schedule.isDue(a, now)).toBe(true);
     expect(await schedule.pollFinds(a, now)).toBe(false);
     expect(await schedule.pollFinds(b, now)).toBe(true);
+    // at the next poll the idle one is checked again, not claimed
+    expect(await schedule.isDue(a, now + IDLE)).toBe(true);
+    expect(await schedule.pollFinds(a, now + IDLE)).toBe(false);
     // its settings change: asked at once, without the check
     await schedule.after(a, 'idle', now);
     const changed = { ...a, row: { ...a.row, name: 'renamed' } };
     schedule.refreshed([changed], [a]);
     expect(await schedule.isDue(changed, now)).toBe(true);
     expect(await schedule.pollFinds(changed, now)).toBe(true);
+  });
+
+  it("a pass asks woken campaigns first and gives the poll's checks a slice; the unchecked stay due for the next pass", async () => {
+    const year = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    const idle = [];
+    for (let i = 0; i < 5; i++) {
+      const id = await makeCampaign(db);
+      await seedLeads(db, id, [{ scheduledFor: year }]);
+      idle.push(await load(id));
+    }
+    const woken = await load(await makeCampaign(db));
+    await seedLeads(db, woken.id, [{}]);
+    const schedule = new Schedule(db, IDLE, 1000);
+    schedule.refreshed([...idle, woken], []);
+    schedule.wake(woken.id);
+    // every reading of this clock is 40 ms later: the 100 ms slice ends after a check or two
+    let t = Date.now();
+    const now = () => (t += 40);
+    const asked: string[] = [];
+    const ask = async (c: { id: string }) => {
+      asked.push(c.id);
+      return 'idle' as const;
+    };
+    expect(await schedule.pass([...idle, woken], ask, { now, stopping: () => false })).toBe('more');
+    expect(asked).toEqual([woken.id]);
+    const still = [];
+    for (const c of idle) if (await schedule.isDue(c, t)) still.push(c.id);
+    expect(still.length).toBeGreaterThan(0);
+    expect(still.length).toBeLessThan(idle.length);
+    // the next passes check the rest; none is asked (nothing of theirs is due)
+    for (let i = 0; i < 5; i++) await schedule.pass(idle, ask, { now, stopping: () => false });
+    for (const c of idle) expect(await schedule.isDue(c, t)).toBe(false);
+    expect(asked).toEqual([woken.id]);
   });
 });

@@ -24,6 +24,8 @@ export interface ServerProcess {
   readonly url: string;
   readonly child: ChildProcess;
   output(): string;
+  /** resolves once the output matches (what serve prints just after it starts listening) */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** resolves with the exit code (or signal name) */
   readonly exited: Promise<number | string>;
   stop(signal?: NodeJS.Signals): Promise<number | string>;
@@ -59,6 +61,14 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
     url,
     child,
     output: () => out,
+    async waitForOutput(pattern, waitMs = 10_000) {
+      const until = Date.now() + waitMs;
+      while (!pattern.test(out)) {
+        if (Date.now() > until) throw new Error(`no output matching ${pattern}:\n${out}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return out;
+    },
     exited,
     stop: (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

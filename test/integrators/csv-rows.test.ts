@@ -94,7 +94,12 @@ describe('rows', () => {
     expect(toLead(plan, row({ phone: '(415) 555-2671' }), { country: 'US' })).toEqual({ lead: { phoneNumber: '+14155552671' } });
     expect(toLead(plan, row({ phone: '020 7946 0018' }), { country: 'GB' })).toEqual({ lead: { phoneNumber: '+442079460018' } });
     expect(toLead(plan, row({ phone: '(415) 555-2671' }))).toEqual({ reason: expect.stringContaining('E.164') });
-    expect(toLead(plan, row({ phone: '12' }), { country: 'US' })).toEqual({ reason: expect.stringContaining('got "12"') });
+    // with --country the message names the local format read too, not only E.164
+    expect(toLead(plan, row({ phone: '12345' }), { country: 'US' })).toEqual({
+      reason:
+        'phoneNumber "12345" is not a valid US number: give it in E.164 (e.g. +12015550123) or a US number as dialled there, e.g. (201) 555-0123',
+    });
+    expect(toLead(plan, row({ phone: '12' }), { country: 'GB' })).toEqual({ reason: expect.stringContaining('e.g. 07400 123456') });
   });
 
   it('rejects what the server would, with its words', () => {

@@ -71,7 +71,7 @@ describe.each(await availableStores())('import and export against a running serv
     expect(summary).toMatchObject({ rows: 9, created: 4, skipped: 1, rejected: 4, resumedAfterLine: null });
     expect(summary.rejections).toEqual([
       { line: 4, reason: 'priority must be an integer from 0 to 100; got "101"' },
-      { line: 5, reason: expect.stringMatching(/^phoneNumber must be in E\.164 format.*got "not-a-phone"$/) },
+      { line: 5, reason: expect.stringMatching(/^phoneNumber "not-a-phone" is not a valid US number: give it in E\.164/) },
       { line: 7, reason: 'scheduledFor must be an ISO 8601 timestamp with a timezone (Z or ±hh:mm); got "2030-01-02T09:00:00"' },
       { line: 8, reason: 'Campaign has no predial function configured; phoneNumber is required' }, // refused by the server
     ]);
@@ -137,7 +137,7 @@ describe.each(await availableStores())('import and export against a running serv
     writeFileSync(file, 'phoneNumber\n+14155550950\n');
     const run = await cli(['import', file, '--campaign', server.campaignId, ...remote(server, server.readKey)]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('HTTP 403: Insufficient permissions');
+    expect(run.stderr).toContain('the server refused the key: HTTP 403: Insufficient permissions (no row was imported');
   });
 });
 

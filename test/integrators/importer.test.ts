@@ -101,4 +101,25 @@ describe('importCsv', () => {
     const resumed = await importCsv({ ...down, client: client(inject) });
     expect(resumed).toMatchObject({ rows: 2500, created: 2500, skipped: 0, resumedAfterLine: 1001 });
   });
+
+  it('a wrong key says the key was refused, and keeps the rejects file of the run before', async () => {
+    f = await makeFixture('sqlite');
+    const fetch = injectFetch(f.app);
+    const file = join(dir, 'key.csv');
+    writeFileSync(file, 'phoneNumber,note\n+14155550100,ok\nnot-a-phone,bad\n');
+    const rejectsPath = join(dir, 'key.rejects.csv');
+    const client = (apiKey: string) => createLeadlineClient({ baseUrl: 'http://x', apiKey, fetch });
+    const first = await importCsv({ file, campaignId: f.ids.campaignA, client: client(f.keys.writeA), rejectsPath });
+    expect(first).toMatchObject({ created: 1, rejected: 1, rejectsPath });
+    const rejects = readFileSync(rejectsPath, 'utf8');
+
+    await expect(importCsv({ file, campaignId: f.ids.campaignA, client: client(f.keys.revokedA), rejectsPath })).rejects.toThrow(
+      `the server refused the key: HTTP 401: Invalid or inactive API key (no row was imported; ${rejectsPath} is kept)`,
+    );
+    expect(readFileSync(rejectsPath, 'utf8')).toBe(rejects);
+    await expect(importCsv({ file, campaignId: f.ids.campaignA, client: client(f.keys.readA), rejectsPath })).rejects.toThrow(
+      'the server refused the key: HTTP 403: Insufficient permissions',
+    );
+    expect(readFileSync(rejectsPath, 'utf8')).toBe(rejects);
+  });
 });

@@ -52,6 +52,20 @@ describe.each(await availableStores())('dashboard dialer views on %s', (kind) =>
   });
   afterAll(() => f.close());
 
+  it('the overview draws calls per hour by outcome as inline SVG, with attempt durations', async () => {
+    const page = await a.get('/dashboard/');
+    const chart = /<figure class="chart">([\s\S]*?)<\/figure>/.exec(page.body)![1]!;
+    expect(chart).toContain('<title id="chart-title">Calls per hour over the last 24 hours: 4 calls');
+    // every call is in the last bar (this hour), split by outcome
+    const bars = [...chart.matchAll(/<title>(\d\d):00 UTC: (\d+) ([a-z-]+)<\/title>/g)];
+    expect(new Set(bars.map((m) => m[1]))).toEqual(new Set([new Date(f.clock.now).toISOString().slice(11, 13)]));
+    expect(bars.reduce((n, m) => n + Number(m[2]), 0)).toBe(4);
+    expect(chart).not.toMatch(/<script|style=/);
+    expect(page.body).toMatch(/Attempt duration \(start to close, 4 closed in 24 h\): <strong>0\.0 s<\/strong>/);
+    // another company's overview has no calls
+    expect((await b.get('/dashboard/')).body).toContain('No calls in the last 24 hours.');
+  });
+
   it('the overview counts calls today and lists the last attempts', async () => {
     const page = await a.get('/dashboard/');
     expect(page.body).toMatch(/<div class="n">4<\/div><div class="l">calls<\/div>/);
@@ -67,7 +81,7 @@ describe.each(await availableStores())('dashboard dialer views on %s', (kind) =>
     const page = await a.get(`/dashboard/campaigns/${campaignId}/leads/${leads[0]}`);
     expect(page.body).toContain('Why is this lead not being called?');
     expect(page.body).toContain('All its attempts are used.');
-    expect(page.body.match(/<td class="num">[12]<\/td><td>/g)).toHaveLength(2);
+    expect(page.body.match(/<td data-label="#" class="num">[12]<\/td><td data-label="Started">/g)).toHaveLength(2);
     const later = await a.get(`/dashboard/campaigns/${campaignId}/leads/${leads[2]}`);
     expect(later.body).toContain('Next due at <strong>2099-01-01 00:00 UTC</strong>');
     expect(later.body).toContain('Not called yet.');

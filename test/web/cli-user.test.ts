@@ -3,12 +3,13 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startServerProcess } from '../helpers/server-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'leadline-user-'));
 const DATABASE_URL = `sqlite:${join(dir, 'users.db')}`;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(async () => expect((await cli(['migrate'])).code).toBe(0));
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -61,7 +62,7 @@ describe('leadline user', () => {
   it('the first start prints a dashboard sign-in whose one-time password works once', async () => {
     const server = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, 'demo.db')}` });
     try {
-      const out = server.output();
+      const out = await server.waitForOutput(/one-time password \S+/);
       const email = /email (\S+), one-time password (\S+)/.exec(out);
       expect(out).toContain('/dashboard/login');
       expect(email).not.toBeNull();

@@ -136,6 +136,13 @@ export abstract class SharedLeadStore implements LeadStore {
     return { leads: rows.slice(0, limit).map(leadRow), more };
   }
 
+  async pageStartBefore(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<number | null> {
+    let q = this.ex.selectFrom('leads').select('seq').where('campaign_id', '=', campaignId).where('seq', '<=', afterSeq);
+    if (status !== undefined) q = q.where('status', '=', status);
+    const row = await q.orderBy('seq', 'desc').limit(1).offset(limit).executeTakeFirst();
+    return row ? Number(row.seq) : null;
+  }
+
   async byId(campaignId: string, leadId: string): Promise<LeadRow | undefined> {
     const row = await this.ex
       .selectFrom('leads')

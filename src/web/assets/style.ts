@@ -45,6 +45,8 @@ form { margin: 0; }
 .field { margin: 0 0 14px; }
 .field label, .field legend { display: block; font-weight: 600; margin-bottom: 4px; }
 .field .hint { color: var(--muted); font-size: .9rem; margin-top: 2px; }
+.field .field-error { color: var(--danger); font-size: .9rem; margin-top: 2px; }
+.field [aria-invalid="true"] { border-color: var(--danger); }
 fieldset.field { border: 0; padding: 0; }
 fieldset.field label { font-weight: 400; display: inline-flex; gap: 6px; margin-right: 18px; }
 input[type=text], input[type=email], input[type=password], input[type=url], input[type=number], input[type=search], select {
@@ -85,4 +87,33 @@ pre { background: #0f1722; color: #e7f0ff; padding: 12px; border-radius: 6px; ov
 .signin { max-width: 400px; margin: 72px auto; }
 .signin .brand { font-size: 1.4rem; font-weight: 700; margin-bottom: 12px; }
 .signin input { max-width: none; }
+td { overflow-wrap: anywhere; }
+figure.chart { margin: 0 0 8px; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
+figure.chart > svg { width: 100%; height: 180px; display: block; }
+figure.chart text { font-size: 11px; fill: var(--muted); }
+figure.chart figcaption { font-size: .9rem; margin-top: 6px; display: flex; flex-wrap: wrap; gap: 4px 14px; }
+figure.chart .key { display: inline-flex; align-items: center; gap: 5px; }
+/* A phone (390 px): nothing scrolls sideways. A table's rows become stacked cards, each cell labelled
+   with its column (data-label, set by layout.ts); the header row stays for screen readers only. */
+@media (max-width: 640px) {
+  main { padding: 16px 12px; }
+  header.top { padding: 0 12px; gap: 8px; }
+  header.top .who { margin-left: 0; flex-wrap: wrap; }
+  nav.main { flex-wrap: wrap; }
+  nav.main a { padding: 10px 8px; }
+  .columns { grid-template-columns: 1fr; }
+  .card { padding: 12px 14px; }
+  dl.props { grid-template-columns: 1fr; }
+  table, thead, tbody, tr, td { display: block; width: 100%; }
+  table { border: 0; background: transparent; }
+  thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  tbody tr { background: var(--card); border: 1px solid var(--line); border-radius: 8px; margin-bottom: 10px; padding: 6px 0; }
+  td { border: 0; padding: 4px 12px; display: flex; gap: 12px; justify-content: space-between; align-items: baseline; text-align: right; }
+  td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: .8rem; text-transform: uppercase;
+    letter-spacing: .04em; font-weight: 600; text-align: left; flex: none; }
+  td[data-label=""]::before { content: none; }
+  td.empty { display: block; text-align: center; }
+  .toolbar input, .toolbar select { width: 100%; }
+  .toolbar .field { flex: 1 1 100%; }
+}
 `;

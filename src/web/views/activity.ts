@@ -5,6 +5,7 @@ import type { Activity, LeadDialerView } from '../activity.js';
 import type { AttemptRow } from '../../store/attempts.js';
 import type { LeadView } from '../dashboard.js';
 import { type Html, html, href, seg } from '../html.js';
+import { callChart } from './chart.js';
 import { confirmPage, count, type Viewer, when } from './layout.js';
 
 const REASONS: Record<DueReason, string> = {
@@ -22,10 +23,21 @@ const REASONS: Record<DueReason, string> = {
 
 const outcome = (a: AttemptRow) => html`<span class="badge ${a.success ? 'concluded' : 'exhausted'}">${a.outcome}</span>`;
 
+/** a duration for people: 4.2 s, 3 min 5 s */
+function seconds(s: number | null): string {
+  if (s === null) return '—';
+  if (s < 60) return `${s.toFixed(1)} s`;
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
 export function activitySection(a: Activity): Html {
   const stat = (n: number, label: string) => html`<div class="stat"><div class="n">${count(n)}</div><div class="l">${label}</div></div>`;
   return html`<h2>Calls today <span class="muted">(since ${when(a.since)})</span></h2>
 <div class="stats">${stat(a.calls, 'calls')}${stat(a.successes, 'succeeded')}${stat(a.calls - a.successes, 'failed')}</div>
+<h2>Calls per hour <span class="muted">(last 24 hours, by outcome)</span></h2>
+${callChart(a.hourly)}
+<p class="durations">Attempt duration (start to close, ${count(a.durations.closed)} closed in 24 h): <strong>${seconds(a.durations.meanAttemptMs === null ? null : a.durations.meanAttemptMs / 1000)}</strong> on average ·
+  call duration reported by the provider (${count(a.durations.timed)} calls): <strong>${seconds(a.durations.meanCallSeconds)}</strong> on average</p>
 <h2>Last attempts</h2>
 <table>
 <thead><tr><th>Started</th><th>Campaign</th><th>Lead</th><th class="num">Attempt</th><th>Outcome</th><th>Reason</th></tr></thead>

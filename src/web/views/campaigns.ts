@@ -4,10 +4,15 @@ import type { CampaignTable } from '../../db/schema.js';
 import { LABELS, type Field, type FormValues } from '../campaign-form.js';
 import type { CampaignSummary } from '../dashboard.js';
 import { type Html, html, href, seg } from '../html.js';
-import { count, csrfField, notice, page, type Viewer } from './layout.js';
+import { confirmPage, count, csrfField, notice, page, type Viewer } from './layout.js';
 import { LEAD_STATUSES } from '../../leads/lifecycle.js';
 
-export function campaignsPage(v: Viewer, campaigns: readonly CampaignSummary[], done?: string): string {
+const DONE: Record<string, (n: string | undefined) => string> = {
+  created: () => 'Campaign created.',
+  deleted: (n) => `Campaign deleted, with its ${n ?? 0} lead${n === '1' ? '' : 's'}.`,
+};
+
+export function campaignsPage(v: Viewer, campaigns: readonly CampaignSummary[], done?: string, n?: string): string {
   const rows = campaigns.map(
     ({ campaign: c, counts }) => html`<tr>
   <td><a href="${href(`/campaigns/${seg(c.id)}/leads`)}"><strong>${c.name}</strong></a><div class="muted mono">${c.id}</div></td>
@@ -21,7 +26,7 @@ export function campaignsPage(v: Viewer, campaigns: readonly CampaignSummary[], 
     { title: 'Campaigns', section: 'campaigns', viewer: v },
     html`<h1>Campaigns</h1>
 <p class="sub">Lead counts by status; a number opens those leads.</p>
-${notice('ok', done === 'created' ? 'Campaign created.' : null)}
+${notice('ok', done && DONE[done] ? DONE[done](n) : null)}
 <div class="toolbar"><a class="button" href="${href('/campaigns/new')}">New campaign</a></div>
 <table>
 <thead><tr><th>Campaign</th>${LEAD_STATUSES.map((s) => html`<th class="num">${s}</th>`)}<th class="num">total</th><th>Calling hours</th><th><span class="muted">Action</span></th></tr></thead>
@@ -30,7 +35,7 @@ ${notice('ok', done === 'created' ? 'Campaign created.' : null)}
   );
 }
 
-const HINTS: Partial<Record<Field, Html | string>> = {
+const HINTS: Partial<Record<Field | 'new_predial_secret', Html | string>> = {
   timezone: 'IANA name, e.g. America/New_York; calling hours are read on its clock.',
   hours: html`e.g. <code>mon-fri 09:00-17:00</code>, <code>mon-fri 09:00-12:00, sat 10:00-14:00</code>, <code>mon-sun 00:00-24:00</code>.`,
   local_window: html`Hours on the called person's own clock (from their number), e.g. <code>08:00-21:00</code>.`,
@@ -40,6 +45,8 @@ const HINTS: Partial<Record<Field, Html | string>> = {
   concurrency: 'Calls at once for this campaign (1–1000).',
   predial_url: 'Looks up the phone number of externalId-only leads before each call. Empty: none.',
   predial_secret: 'Sent to the predial URL. Never shown again; leave empty to keep the current one.',
+  // the create form has no current secret to keep
+  new_predial_secret: 'Sent to the predial URL. Never shown again; leave empty for none.',
   provider_url: 'Where the webhook provider posts calls. Required for webhook.',
   provider_secret: 'For vapi, retell, bland, twilio: the API key (twilio: the auth token). Never shown again; leave empty to keep it.',
   provider_option: html`One <code>KEY=VALUE</code> a line: vapi <code>assistantId</code>, <code>phoneNumberId</code>; retell <code>fromNumber</code> (and <code>agentId</code>); bland <code>pathwayId</code> or <code>task</code> (and <code>from</code>); twilio <code>accountSid</code>, <code>from</code>, <code>url</code>.`,
@@ -51,64 +58,100 @@ const HINTS: Partial<Record<Field, Html | string>> = {
   simulate_duration: html`How long a simulated call lasts, e.g. <code>0s</code>, <code>2s</code> or <code>1s-5s</code>.`,
 };
 
-function input(field: Field, values: FormValues, type = 'text', extra: Html | string = '') {
+type FieldError = { field: Field | 'name'; message: string };
+
+/** the field's own error, tied to its input; the first invalid field gets the focus (no script needed) */
+function fieldState(field: Field | 'name', errors: readonly FieldError[]): { attrs: Html; message: Html } {
+  const error = errors.find((e) => e.field === field);
+  if (!error) return { attrs: html``, message: html`` };
+  const first = errors[0]!.field === field;
+  return {
+    attrs: html` aria-invalid="true" aria-describedby="e-${field}"${first ? html` autofocus` : ''}`,
+    message: html`<div class="field-error" id="e-${field}">${error.message}</div>`,
+  };
+}
+
+function input(field: Field, values: FormValues, errors: readonly FieldError[], type = 'text', extra: Html | string = '') {
+  const state = fieldState(field, errors);
   return html`<div class="field"><label for="f-${field}">${LABELS[field]}</label>
-  <input id="f-${field}" name="${field}" type="${type}" value="${values[field] ?? ''}" ${extra}>
+  <input id="f-${field}" name="${field}" type="${type}" value="${values[field] ?? ''}" ${extra}${state.attrs}>
+  ${state.message}
   ${HINTS[field] ? html`<div class="hint">${HINTS[field]}</div>` : ''}</div>`;
 }
 
 /** a write-only field: never filled in, "(set)" when there is one */
-function secret(field: 'provider_secret' | 'provider_webhook_secret', set: boolean) {
+function writeOnly(field: 'provider_secret' | 'provider_webhook_secret', set: boolean, errors: readonly FieldError[]) {
+  const state = fieldState(field, errors);
   return html`<div class="field"><label for="f-${field}">${LABELS[field]}${set ? html` <span class="muted">(set)</span>` : ''}</label>
-  <input id="f-${field}" name="${field}" type="password" autocomplete="off" value="">
+  <input id="f-${field}" name="${field}" type="password" autocomplete="off" value=""${state.attrs}>
+  ${state.message}
   <div class="hint">${HINTS[field]}</div></div>`;
+}
+
+/** all the errors at once, each a link to its field */
+function errorSummary(errors: readonly FieldError[]): Html {
+  if (errors.length === 0) return html``;
+  return html`<div class="notice error" role="alert"><p>${errors.length === 1 ? 'One field needs' : `${errors.length} fields need`} fixing:</p>
+<ul>${errors.map((e) => html`<li><a href="#f-${e.field}">${e.message}</a></li>`)}</ul></div>`;
 }
 
 export function campaignFormPage(
   v: Viewer,
-  o: { campaign: CampaignTable | null; values: FormValues; error?: string; done?: boolean; secretSet?: boolean },
+  o: {
+    campaign: CampaignTable | null;
+    values: FormValues;
+    error?: string;
+    fieldErrors?: readonly FieldError[];
+    done?: boolean;
+    secretSet?: boolean;
+  },
 ): string {
   const c = o.campaign;
   const values = o.values;
+  const errors = o.fieldErrors ?? [];
+  const name = fieldState('name', errors);
+  const secret = fieldState('predial_secret', errors);
   const action = c ? href(`/campaigns/${seg(c.id)}`) : href('/campaigns');
   const title = c ? `${c.name}: settings` : 'New campaign';
   return page(
     { title, section: 'campaigns', viewer: v },
     html`<h1>${title}</h1>
-${c ? html`<p class="sub"><span class="mono">${c.id}</span> · <a href="${href(`/campaigns/${seg(c.id)}/leads`)}">Leads</a></p>` : html`<p class="sub">Every setting has a sensible default; you can change them later.</p>`}
+${c ? html`<p class="sub"><span class="mono">${c.id}</span> · <a href="${href(`/campaigns/${seg(c.id)}/leads`)}">Leads</a> · <a href="${href(`/campaigns/${seg(c.id)}/delete`)}">Delete campaign…</a></p>` : html`<p class="sub">Every setting has a sensible default; you can change them later.</p>`}
 ${notice('ok', o.done ? 'Settings saved.' : null)}
 ${notice('error', o.error)}
+${errorSummary(errors)}
 <form method="post" action="${action}" class="card">
   ${csrfField(v.csrfToken)}
-  ${c ? '' : html`<div class="field"><label for="f-name">Name</label><input id="f-name" name="name" type="text" required maxlength="200" value="${values.name ?? ''}" autofocus></div>`}
+  <div class="field"><label for="f-name">Name</label><input id="f-name" name="name" type="text" required maxlength="200" value="${values.name ?? ''}"${c || errors.length ? '' : html` autofocus`}${name.attrs}>${name.message}</div>
   <div class="columns">
     <div>
       <h2>When to call</h2>
-      ${input('timezone', values, 'text', html`required list="timezones"`)}
-      ${input('hours', values, 'text', 'required')}
-      ${input('local_window', values, 'text', 'required')}
-      ${input('max_attempts', values, 'number', html`required min="1" max="100"`)}
-      ${input('retry_delay', values, 'text', 'required')}
-      ${input('concurrency', values, 'number', html`required min="1" max="1000"`)}
+      ${input('timezone', values, errors, 'text', html`required list="timezones"`)}
+      ${input('hours', values, errors, 'text', 'required')}
+      ${input('local_window', values, errors, 'text', 'required')}
+      ${input('max_attempts', values, errors, 'number', html`required min="1" max="100"`)}
+      ${input('retry_delay', values, errors, 'text', 'required')}
+      ${input('concurrency', values, errors, 'number', html`required min="1" max="1000"`)}
     </div>
     <div>
       <h2>How to call</h2>
       <div class="field"><label for="f-provider">${LABELS.provider}</label>
         <select id="f-provider" name="provider">${PROVIDERS.map((p) => html`<option${values.provider === p ? html` selected` : ''}>${p}</option>`)}</select></div>
-      ${input('provider_url', values, 'url')}
-      ${secret('provider_secret', c?.provider_secret != null)}
+      ${input('provider_url', values, errors, 'url')}
+      ${writeOnly('provider_secret', c?.provider_secret != null, errors)}
       <div class="field"><label for="f-provider_option">${LABELS.provider_option}</label>
         <textarea id="f-provider_option" name="provider_option" rows="3">${values.provider_option ?? ''}</textarea>
         <div class="hint">${HINTS.provider_option}</div></div>
-      ${input('provider_base_url', values, 'url')}
-      ${secret('provider_webhook_secret', c?.provider_webhook_secret != null)}
-      ${input('simulate_success', values, 'text', 'required inputmode="decimal"')}
-      ${input('simulate_failures', values, 'text', 'required')}
-      ${input('simulate_duration', values, 'text', 'required')}
-      ${input('predial_url', values, 'url')}
+      ${input('provider_base_url', values, errors, 'url')}
+      ${writeOnly('provider_webhook_secret', c?.provider_webhook_secret != null, errors)}
+      ${input('simulate_success', values, errors, 'text', 'required inputmode="decimal"')}
+      ${input('simulate_failures', values, errors, 'text', 'required')}
+      ${input('simulate_duration', values, errors, 'text', 'required')}
+      ${input('predial_url', values, errors, 'url')}
       <div class="field"><label for="f-predial_secret">${LABELS.predial_secret}${o.secretSet ? html` <span class="muted">(set)</span>` : ''}</label>
-        <input id="f-predial_secret" name="predial_secret" type="password" autocomplete="off" value="">
-        <div class="hint">${HINTS.predial_secret}</div>
+        <input id="f-predial_secret" name="predial_secret" type="password" autocomplete="off" value=""${secret.attrs}>
+        ${secret.message}
+        <div class="hint">${c ? HINTS.predial_secret : HINTS.new_predial_secret}</div>
         ${o.secretSet ? html`<label class="hint"><input type="checkbox" name="clear_predial_secret" value="1"> Remove the secret</label>` : ''}</div>
     </div>
   </div>
@@ -117,4 +160,18 @@ ${notice('error', o.error)}
 </form>
 <datalist id="timezones">${Intl.supportedValuesOf('timeZone').map((z) => html`<option value="${z}">`)}</datalist>`,
   );
+}
+
+export function deleteCampaignPage(v: Viewer, c: CampaignTable, leads: number, keys: number): string {
+  return confirmPage(v, {
+    title: 'Delete campaign',
+    section: 'campaigns',
+    question: html`<p>Delete <strong>${c.name}</strong> <span class="mono">${c.id}</span>?</p>
+<p>Its ${count(leads)} lead${leads === 1 ? '' : 's'} and their call history are deleted with it, for good: the dialer stops calling them,
+  and the API no longer finds them.${keys > 0 ? html` The ${count(keys)} API key${keys === 1 ? '' : 's'} restricted to this campaign ${keys === 1 ? 'is' : 'are'} deleted too.` : ''}</p>
+<p>To keep the leads, export them first (<code>leadline export --campaign ${c.id}</code>).</p>`,
+    action: href(`/campaigns/${seg(c.id)}/delete`),
+    button: 'Delete campaign and leads',
+    cancel: href(`/campaigns/${seg(c.id)}`),
+  });
 }

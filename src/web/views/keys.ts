@@ -6,9 +6,10 @@ import { badge, confirmPage, csrfField, notice, page, type Viewer, when } from '
 
 type Key = Awaited<ReturnType<Dashboard['keys']>>[number];
 
-function settingsTabs(active: 'keys'): Html {
+export function settingsTabs(active: 'keys' | 'users'): Html {
   return html`<nav class="tabs" aria-label="Company settings">
   <a href="${href('/settings/keys')}"${active === 'keys' ? html` aria-current="page"` : ''}>API keys</a>
+  <a href="${href('/settings/users')}"${active === 'users' ? html` aria-current="page"` : ''}>Users</a>
 </nav>`;
 }
 

@@ -15,6 +15,12 @@ export interface PageOptions {
   section?: Section;
   /** null on pages shown before sign-in */
   viewer: Viewer | null;
+  /**
+   * Seconds between refreshes of the page's content: the script swaps in the
+   * new <main> without a reload; without JavaScript a <noscript> meta refresh
+   * reloads the page instead.
+   */
+  refresh?: number;
 }
 
 const NAV: [Section, string, string][] = [
@@ -25,9 +31,28 @@ const NAV: [Section, string, string][] = [
 
 const current = (on: boolean) => (on ? html` aria-current="page"` : '');
 
+/**
+ * Gives each body cell of every table its column's heading as data-label, so
+ * that on a phone, where the stylesheet stacks a row's cells, each cell says
+ * what it is (without JavaScript). One place for every table; the markup is
+ * ours, already escaped, with no table inside a table.
+ */
+function labelCells(markup: string): string {
+  return markup.replace(/<table\b[\s\S]*?<\/table>/g, (table) => {
+    const head = /<thead>([\s\S]*?)<\/thead>/.exec(table);
+    if (!head) return table;
+    const labels = [...head[1]!.matchAll(/<th\b[^>]*>([\s\S]*?)<\/th>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, '').trim());
+    return table.replace(/<tr\b[^>]*>[\s\S]*?<\/tr>/g, (row) => {
+      let i = 0;
+      return row.replace(/<td\b(?![^>]*colspan)/g, () => `<td data-label="${labels[i++] ?? ''}"`);
+    });
+  });
+}
+
 export function page(o: PageOptions, body: Html): string {
   const v = o.viewer;
-  return html`<!doctype html>
+  return labelCells(
+    html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -36,6 +61,7 @@ export function page(o: PageOptions, body: Html): string {
 <title>${o.title} · leadline</title>
 <link rel="stylesheet" href="${href(`/assets/${CSS.name}`)}">
 <script src="${href(`/assets/${JS.name}`)}" defer></script>
+${o.refresh ? html`<noscript><meta http-equiv="refresh" content="${o.refresh}"></noscript>` : ''}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -53,11 +79,12 @@ ${
 </header>`
     : ''
 }
-<main id="main">
+<main id="main"${o.refresh ? html` data-refresh="${o.refresh}"` : ''}>
 ${body}
 </main>
 </body>
-</html>`.value;
+</html>`.value,
+  );
 }
 
 export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;

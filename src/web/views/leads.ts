@@ -14,6 +14,8 @@ export interface LeadsView {
   /** the cursor this page started from, if not the first */
   cursor?: string;
   next: string | null;
+  /** the previous page's cursor (null: the first page); undefined on the first page */
+  previous?: string | null;
   done?: string;
   /** leads recycled by the POST that led here */
   recycled?: number;
@@ -70,6 +72,7 @@ ${
     ? ''
     : html`<nav class="pager" aria-label="Pages">
   ${o.cursor ? html`<a class="button secondary" href="${href(base, { status: o.status })}">First page</a>` : ''}
+  ${o.previous !== undefined ? html`<a class="button secondary" rel="prev" href="${href(base, { status: o.status, cursor: o.previous ?? undefined })}">Previous page</a>` : ''}
   ${o.next ? html`<a class="button secondary" rel="next" href="${href(base, { status: o.status, cursor: o.next })}">Next page</a>` : ''}
   <span class="muted">${o.leads.length} shown, oldest first</span>
 </nav>`

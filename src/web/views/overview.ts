@@ -14,11 +14,13 @@ export function overviewPage(
     activeKeys: number;
     activity: Activity;
     dialers: { running: number; lastClaimAt: number | null };
+    /** seconds between in-place refreshes */
+    refresh?: number;
   },
 ): string {
   const stat = (n: number, label: string) => html`<div class="stat"><div class="n">${count(n)}</div><div class="l">${label}</div></div>`;
   return page(
-    { title: 'Overview', section: 'overview', viewer: v },
+    { title: 'Overview', section: 'overview', viewer: v, refresh: o.refresh },
     html`<h1>Overview</h1>
 <p class="sub">${v.companyName} · ${o.campaigns.length} campaign${o.campaigns.length === 1 ? '' : 's'} ·
   <a href="${href('/settings/keys')}">${o.activeKeys} active API key${o.activeKeys === 1 ? '' : 's'}</a></p>
