@@ -16,3 +16,35 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     destination,
   );
 }
+
+/**
+ * A request URL as it may be logged: no phone numbers. The value of every
+ * query parameter named phoneNumber, and any value that looks like one (a
+ * "+", "%2B" or space and 6 or more digits, or a run of 10 or more digits),
+ * becomes [redacted]; the path and the other parameters stay readable.
+ */
+export function loggableUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      const name = pair.slice(0, eq);
+      const value = pair.slice(eq + 1);
+      const phoneLike = /^(\+|%2B|%20| )?[0-9]{6,}$/i.test(value) || /[0-9]{10,}/.test(value);
+      return /^phone/i.test(decodeName(name)) || phoneLike ? `${name}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, q)}?${query}`;
+}
+
+function decodeName(name: string): string {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}

@@ -84,6 +84,7 @@ const NO_SECRETS = {
   provider_options: '{}',
   provider_base_url: null,
   provider_webhook_secret: null,
+  calls_per_second: null,
 } as const;
 
 /** Changes only the settings given (and the name, when given); the others keep their current value. */

@@ -36,6 +36,7 @@ export type CampaignSettings = Partial<
     | 'provider_options'
     | 'provider_base_url'
     | 'provider_webhook_secret'
+    | 'calls_per_second'
   >
 >;
 
@@ -69,6 +70,7 @@ const fail = (message: string): never => {
 // Bounds that catch typos ("--concurrency 5000" for 50) rather than model limits.
 const MAX_ATTEMPTS = 100;
 const MAX_CONCURRENCY = 1000;
+const MAX_CALLS_PER_SECOND = 100;
 const MAX_SIMULATED_CALL_MS = 24 * 3_600_000;
 const MAX_CALL_TIMEOUT_MS = 24 * 3_600_000;
 
@@ -121,6 +123,13 @@ export const parseSetting = {
       return ms;
     }),
   concurrency: (raw: string) => wholeNumber('--concurrency', raw, MAX_CONCURRENCY),
+  callsPerSecond: (raw: string) => {
+    const n = Number(raw);
+    if (!/^(\d+(\.\d*)?|\.\d+)$/.test(raw.trim()) || !(n > 0 && n <= MAX_CALLS_PER_SECOND)) {
+      fail(`--calls-per-second must be a number above 0 and at most ${MAX_CALLS_PER_SECOND}, e.g. 1 or 0.5, got "${raw}"`);
+    }
+    return n;
+  },
   predialUrl: (raw: string) => httpUrl('--predial-url', raw),
   predialSecret: (raw: string) => (raw === '' ? fail('--predial-secret must not be empty') : raw),
   provider: (raw: string): ProviderName =>

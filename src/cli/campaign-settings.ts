@@ -29,6 +29,11 @@ export function settingsOptions(command: Command): Command {
     )
     .option('--concurrency <n>', 'calls at once for the campaign, across every dialer (default 1)', arg(parseSetting.concurrency))
     .option(
+      '--calls-per-second <n>',
+      'calls started per second at most, in each dialer process, e.g. 1 for Twilio (default: no cap)',
+      arg(parseSetting.callsPerSecond),
+    )
+    .option(
       '--local-window <HH:MM-HH:MM>',
       "the called person's allowed local time (default 08:00-21:00; 00:00-24:00 = off)",
       arg(parseSetting.localWindow),
@@ -92,6 +97,7 @@ export type SettingsFlags = {
   retryDelay?: Pick<CampaignSettings, 'retry_delay_ms' | 'retry_delays'>;
   callTimeout?: number;
   concurrency?: number;
+  callsPerSecond?: number;
   localWindow?: string;
   predialUrl?: string;
   predialSecret?: string;
@@ -113,6 +119,7 @@ export const toSettings = (o: SettingsFlags): CampaignSettings => ({
   ...o.retryDelay,
   call_timeout_ms: o.callTimeout,
   concurrency: o.concurrency,
+  calls_per_second: o.callsPerSecond,
   local_window: o.localWindow,
   predial_url: o.predialUrl,
   predial_secret: o.predialSecret,
@@ -140,6 +147,7 @@ export function settingsJson(c: CampaignRow) {
     retryDelay: formatRetryDelays(Number(c.retry_delay_ms), c.retry_delays),
     callTimeout: formatDuration(Number(c.call_timeout_ms)),
     concurrency: c.concurrency,
+    callsPerSecond: c.calls_per_second,
     provider: c.provider,
     providerUrl: c.provider_url,
     ...(isPlatformName(c.provider)
@@ -177,7 +185,7 @@ export function describe(c: CampaignRow): string {
     `max attempts:  ${c.max_attempts}`,
     `retry delay:   ${s.retryDelay}`,
     `call timeout:  ${s.callTimeout}`,
-    `concurrency:   ${c.concurrency}`,
+    `concurrency:   ${c.concurrency}${c.calls_per_second === null ? '' : `, at most ${c.calls_per_second} calls a second`}`,
     `provider:      ${provider}`,
     `predial:       ${c.predial_url ?? 'none'}${c.predial_url ? (c.predial_secret ? ' (signed)' : ' (unsigned: no secret)') : ''}`,
     `paused:        ${s.paused ? `since ${s.paused.since}: ${s.paused.reason}` : 'no'}`,

@@ -49,6 +49,8 @@ export interface CampaignTable {
   provider_base_url: string | null;
   /** the secret the platform signs its webhooks with, where that is not the API key; sealed like provider_secret */
   provider_webhook_secret: string | null;
+  /** calls started per second at most, per dialer process; null: no cap (migration 0013) */
+  calls_per_second: number | null;
   created_at: number;
 }
 

@@ -30,6 +30,8 @@ export interface CallDeps {
   notPlaced: (campaign: DialerCampaign, reason: string, retryAfterMs: number | undefined) => Promise<number>;
   /** a call of the campaign was placed (a run of calls not placed ends) */
   placed: (campaign: DialerCampaign) => Promise<void>;
+  /** waits for the campaign's next call slot under --calls-per-second */
+  pace?: (campaign: DialerCampaign, signal: AbortSignal) => Promise<void>;
 }
 
 export type LeadOutcome =
@@ -85,6 +87,11 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
   const stored = lead.localZones === null ? undefined : await zonesOfSet(store, lead.localZones);
   const early = deferral(stored ?? zonesForLead({ phoneNumber: lead.phoneNumber, metadata }));
   if (early) return early;
+  // --calls-per-second: the wait comes before the attempt starts, so its start is the call's
+  if (deps.pace) {
+    await deps.pace(campaign, signal);
+    if (signal.aborted) return release();
+  }
   const startedAt = deps.now();
   let phoneNumber = lead.phoneNumber;
   let predialFailure: string | null = null;

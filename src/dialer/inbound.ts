@@ -60,10 +60,13 @@ export async function receiveWebhook(
   const doNotCall = events.some((e) => e.doNotCall === true);
   const terminal = events.find((e) => e.terminal && e.outcome !== undefined);
   const base = { attemptId: attempt.attemptId, progress, doNotCall };
-  if (!terminal) return { ...base, recorded: false, outcome: null, leadStatus: null };
-  const pending = await deps.store.queue.pending(attempt.attemptId);
-  // closed already (a repeat, or the call timeout came first): the first outcome stands
-  if (!pending) return { ...base, recorded: false, outcome: null, leadStatus: null };
+  const pending = terminal ? await deps.store.queue.pending(attempt.attemptId) : undefined;
+  // non-terminal, or closed already (a repeat, or the call timeout came first): the first outcome stands
+  if (!terminal || !pending) {
+    // an opt-out the analysis found after the outcome was decided (Retell's call_analyzed) still lists the number
+    if (doNotCall) await listOptOut(deps, attempt.attemptId);
+    return { ...base, recorded: false, outcome: null, leadStatus: null };
+  }
   const now = deps.now();
   const closing = closingForPending(pending, {
     success: terminal.success ?? false,
@@ -82,6 +85,19 @@ export async function receiveWebhook(
     outcome: recorded ? terminal.outcome! : null,
     leadStatus: result!.result === 'recorded' ? result!.status : null,
   };
+}
+
+/**
+ * The number goes on the company's do-not-call list (source `call`), as closing an attempt with
+ * the outcome do-not-call does (src/store/shared/queue.ts); a number listed already keeps its entry.
+ */
+async function listOptOut(deps: InboundDeps, attemptId: string): Promise<void> {
+  const a = await deps.store.attempts.byAttemptId(attemptId);
+  if (!a?.phoneNumber) return;
+  const number = a.phoneNumber;
+  await deps.store.transaction((tx) =>
+    tx.dnc.add(a.companyId, [number], { source: 'call', reason: 'opted out (the call analysis, after the outcome)', now: deps.now() }),
+  );
 }
 
 /** by the platform's call id first (stored when the create answered), then by the echoed attemptId */

@@ -24,6 +24,7 @@ import { NotPlacedRuns } from './not-placed.js';
 import { logOutcome, type RunSummary } from './outcome-log.js';
 import type { ProviderOptions } from './providers/index.js';
 import { AttemptRecorder } from './recorder.js';
+import { Pacer } from './pacer.js';
 import { reconciler } from './reconcile.js';
 import { recoverStale, renewCalls } from './recovery.js';
 import { Schedule } from './schedule.js';
@@ -106,6 +107,7 @@ export class Dialer {
     this.claimTimeoutMs = o.claimTimeoutMs ?? 60_000;
     this.schedule = new Schedule(this.store, o.pollIntervalMs ?? 60_000, FULL_POLL_MS);
     const recorder = new AttemptRecorder(o.store, this.now);
+    const pacer = new Pacer(this.now);
     const runs = new NotPlacedRuns(o.store, o.logger, this.now, o.pauseAfter, () => (this.campaigns = null));
     this.deps = {
       store: o.store,
@@ -115,6 +117,7 @@ export class Dialer {
       close: (closing) => recorder.close(closing),
       notPlaced: (c, reason, retryAfterMs) => runs.notPlaced(c, reason, retryAfterMs),
       placed: (c) => runs.placed(c),
+      pace: (c, signal) => pacer.wait(c.id, c.row.calls_per_second, signal),
     };
     this.providers = {
       simulateDurationMs: o.simulateDurationMs,

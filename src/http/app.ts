@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { KeyAuthenticator } from '../auth/service.js';
 import type { Config } from '../config.js';
 import { MESSAGES } from '../errors.js';
+import { loggableUrl } from '../logger.js';
 import { ajvFormats, maxJsonBytesKeyword } from '../leads/formats.js';
 import { LeadService } from '../leads/service.js';
 import type { RateLimiter } from '../ratelimit/types.js';
@@ -78,7 +79,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    // Phone numbers in query strings (DELETE ?phoneNumber=, GET /api/v1/dnc?phoneNumber=) are not logged.
+    request.log.info(
+      { method: request.method, url: loggableUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
     done();
   });
   app.setErrorHandler(errorHandler(config.bodyLimit));

@@ -35,9 +35,17 @@ export interface AttemptStore {
   /** one lead's attempts, the latest first */
   ofLead(campaignId: string, leadId: string): Promise<AttemptRow[]>;
   /** who an attempt belongs to, and how it closed (undefined when there is none) */
-  byAttemptId(
-    attemptId: string,
-  ): Promise<{ companyId: string; campaignId: string; state: AttemptTable['state']; closedBy: AttemptTable['closed_by'] } | undefined>;
+  byAttemptId(attemptId: string): Promise<
+    | {
+        companyId: string;
+        campaignId: string;
+        state: AttemptTable['state'];
+        closedBy: AttemptTable['closed_by'];
+        /** the number dialled; null when the predial lookup failed */
+        phoneNumber: string | null;
+      }
+    | undefined
+  >;
   /** the attempt of a platform's call (its id is stored when the create-call answers), among the campaigns calling through that provider */
   byProviderCallId(provider: string, providerCallId: string): Promise<{ attemptId: string; campaignId: string } | undefined>;
   /** when calls to the number were placed (in any of the company's campaigns) since `since`: attempts that count, open ones too */
@@ -69,10 +77,18 @@ export class KyselyAttemptStore implements AttemptStore {
   async byAttemptId(attemptId: string) {
     const row = await this.ex
       .selectFrom('attempts')
-      .select(['company_id', 'campaign_id', 'state', 'closed_by'])
+      .select(['company_id', 'campaign_id', 'state', 'closed_by', 'phone_number'])
       .where('attempt_id', '=', attemptId)
       .executeTakeFirst();
-    return row && { companyId: row.company_id, campaignId: row.campaign_id, state: row.state, closedBy: row.closed_by };
+    return (
+      row && {
+        companyId: row.company_id,
+        campaignId: row.campaign_id,
+        state: row.state,
+        closedBy: row.closed_by,
+        phoneNumber: row.phone_number,
+      }
+    );
   }
 
   async byProviderCallId(provider: string, providerCallId: string) {

@@ -17,6 +17,7 @@ export const LABELS = {
   retry_delay: 'Retry delay',
   call_timeout: 'Call timeout',
   concurrency: 'Concurrency',
+  calls_per_second: 'Calls per second',
   predial_url: 'Predial URL',
   predial_secret: 'Predial secret',
   provider: 'Provider',
@@ -49,6 +50,7 @@ export const defaultValues = (): FormValues => {
     provider_url: null,
     provider_options: '{}',
     provider_base_url: null,
+    calls_per_second: null,
   });
   return values;
 };
@@ -77,6 +79,7 @@ export function valuesOf(c: FormSource): FormValues {
     retry_delay: formatRetryDelays(Number(c.retry_delay_ms), c.retry_delays),
     call_timeout: formatDuration(Number(c.call_timeout_ms)),
     concurrency: String(c.concurrency),
+    calls_per_second: c.calls_per_second === null ? '' : String(c.calls_per_second),
     predial_url: c.predial_url ?? '',
     provider: c.provider,
     provider_url: c.provider_url ?? '',
@@ -158,6 +161,7 @@ export function parseForm(f: FormValues): { name: string | undefined; settings: 
     predial_url: optional('predial_url', parseSetting.predialUrl),
   };
   // a form from before the platforms (no such fields) leaves their settings alone
+  if (f.calls_per_second !== undefined) settings.calls_per_second = optional('calls_per_second', parseSetting.callsPerSecond);
   if (f.provider_option !== undefined) settings.provider_options = optionLines(f.provider_option);
   if (f.provider_base_url !== undefined) settings.provider_base_url = optional('provider_base_url', parseSetting.providerBaseUrl);
   // write-only, like the predial secret: empty keeps the stored one

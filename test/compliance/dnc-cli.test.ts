@@ -1,5 +1,5 @@
 /**
- * `leadline dnc add|remove|list|import` as scripts use them: real processes
+ * `leadline dnc add|remove|list|import` and `company update --call-caps` as scripts use them: real processes
  * on SQLite and PostgreSQL, --json output, exit codes, a large CSV streamed
  * in chunks. docs/compliance.md "Do-not-call list", README "CLI".
  */
@@ -84,6 +84,18 @@ describe.each(await availableStores())('leadline dnc on %s', (kind) => {
     expect((await cli(['dnc', 'add', '+14155550101'])).code).toBe(2); // no --company
     expect((await cli(['dnc', 'import', join(dir, 'missing.csv'), '--company', company])).code).toBe(2);
     expect(await db.dnc.count(company)).toBe(before);
+  });
+
+  it('sets and clears the per-number call caps with company update', async () => {
+    expect(await json(['company', 'update', company, '--call-caps', '3/24h,7/7d'])).toEqual({ companyId: company, callCaps: '3/1d,7/7d' });
+    expect(await db.companies.callCaps(company)).toBe('3/1d,7/7d');
+    const bad = await cli(['company', 'update', company, '--call-caps', '3/1x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid call cap "3/1x"');
+    expect(await db.companies.callCaps(company)).toBe('3/1d,7/7d');
+    expect(await json(['company', 'update', company, '--call-caps', 'none'])).toEqual({ companyId: company, callCaps: 'none' });
+    expect(await db.companies.callCaps(company)).toBe('');
+    expect((await cli(['company', 'update', 'co_nope', '--call-caps', 'none'])).code).toBe(1);
   });
 
   it('imports a large CSV in chunks of 1000, counting numbers already listed and rejecting bad rows by line', async () => {

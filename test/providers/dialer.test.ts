@@ -66,6 +66,24 @@ describe.each(await availableStores())('the dialer through the platforms on %s',
     }
   });
 
+  it('--calls-per-second spaces the calls a dialer starts for the campaign', async () => {
+    const p = await startCase('twilio');
+    try {
+      const campaignId = await makeCampaign(db, { ...p.settings(p.baseUrl), concurrency: 3, calls_per_second: 4 });
+      const leads = await seedLeads(db, campaignId, [{}, {}, {}]);
+      const t0 = Date.now();
+      await worker(campaignId).runOnce();
+      expect(p.creates()).toHaveLength(3);
+      const starts = (await Promise.all(leads.map((id) => attemptRows(db, id)))).map(([a]) => Number(a!.started_at)).sort((x, y) => x - y);
+      // 4 a second: the n-th call starts no earlier than n × 250 ms after the run began (timers may
+      // fire late under load, never early; a few ms of slack for their granularity)
+      expect(starts[1]! - t0).toBeGreaterThanOrEqual(240);
+      expect(starts[2]! - t0).toBeGreaterThanOrEqual(490);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('without PUBLIC_URL a platform campaign is not dialled, and says why', async () => {
     const p = await startCase('vapi');
     try {

@@ -34,6 +34,8 @@ export interface PlatformCase {
   answered(id: string): Webhook;
   /** the call ends unanswered; the terminal webhook for it */
   busy(id: string): Webhook;
+  /** the person opted out (the analysis says so): the webhooks that carry it, in the platform's order */
+  optOut?(id: string): Webhook[];
   /** a progress event */
   progress(id: string): Webhook;
   /** the terminal webhook signed with the wrong secret */
@@ -65,6 +67,10 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         callbackOf: (r) => JSON.parse(r.raw).assistantOverrides.server.url,
         answered: (id) => after(f.end(id, { endedReason: 'customer-ended-call', seconds: 42 }), () => f.webhook(id, 'end-of-call-report')),
         busy: (id) => after(f.end(id, { endedReason: 'customer-busy' }), () => f.webhook(id, 'end-of-call-report')),
+        optOut: (id) =>
+          after(f.end(id, { endedReason: 'customer-ended-call', structuredData: { doNotCall: true } }), () => [
+            f.webhook(id, 'end-of-call-report'),
+          ]),
         progress: (id) => after(f.setStatus(id, 'in-progress'), () => f.webhook(id, 'status-update')),
         forged: (id) =>
           after(f.end(id, { endedReason: 'customer-ended-call' }), () =>
@@ -92,6 +98,12 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         callbackOf: (r) => JSON.parse(r.raw).agent_override.agent.webhook_url,
         answered: (id) => after(f.end(id, { reason: 'user_hangup', seconds: 42 }), () => f.webhook(id, 'call_ended')),
         busy: (id) => after(f.end(id, { reason: 'dial_busy' }), () => f.webhook(id, 'call_ended')),
+        // call_ended decides (answered); call_analyzed brings the opt-out afterwards
+        optOut: (id) =>
+          after(f.end(id, { reason: 'user_hangup', analysis: { custom_analysis_data: { do_not_call: true } } }), () => [
+            f.webhook(id, 'call_ended'),
+            f.webhook(id, 'call_analyzed'),
+          ]),
         progress: (id) => after(f.start(id), () => f.webhook(id, 'call_started')),
         forged: (id) => after(f.end(id, { reason: 'user_hangup' }), () => f.webhook(id, 'call_ended', { key: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(429),

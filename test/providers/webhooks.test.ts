@@ -96,6 +96,22 @@ describe.each(await availableStores())('webhooks in on %s', (kind) => {
     }
   });
 
+  it.each([
+    ['vapi', 'do-not-call'],
+    ['retell', 'answered'],
+  ] as const)('%s: an opt-out in the call analysis puts the number on the do-not-call list (outcome %s)', async (name, outcome) => {
+    const p = await startCase(name);
+    try {
+      const { lead, attemptId } = await placed(p);
+      for (const w of p.optOut!((await attemptRows(f.db, lead))[0]!.provider_call_id!)) expect((await post(w)).status).toBe(200);
+      const [attempt] = await attemptRows(f.db, lead);
+      expect(attempt).toMatchObject({ attempt_id: attemptId, state: 'closed', outcome });
+      expect(await f.db.dnc.get(attempt!.company_id, attempt!.phone_number!)).toMatchObject({ source: 'call' });
+    } finally {
+      await p.close();
+    }
+  });
+
   it('an event for no known call is 404; an unknown platform is 404', async () => {
     const p = await startCase('retell');
     try {

@@ -6,7 +6,9 @@
  * one, and the secret the platform signs its webhooks with. The secrets are
  * sealed when SECRET_KEY is set (src/crypto/secrets.ts). Existing campaigns
  * get none of them and keep their provider. The platforms' webhooks find
- * their attempt by the platform's call id, hence its index.
+ * their attempt by the platform's call id, hence its index. A campaign may
+ * also cap the calls it starts per second (the platforms' own limits, e.g.
+ * Twilio's one call per second); none by default.
  */
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../index.js';
@@ -21,6 +23,7 @@ export function platformProviders(_dialect: Dialect) {
         .execute();
       await db.schema.alterTable('campaigns').addColumn('provider_base_url', 'text').execute();
       await db.schema.alterTable('campaigns').addColumn('provider_webhook_secret', 'text').execute();
+      await db.schema.alterTable('campaigns').addColumn('calls_per_second', 'real').execute();
       await db.schema.createIndex('attempts_provider_call_id').on('attempts').column('provider_call_id').execute();
     },
   };
