@@ -66,7 +66,7 @@ describe('leadline webhook', () => {
     expect(await json(['webhook', 'delete', created.webhookId])).toEqual({ webhookId: created.webhookId, deleted: true });
     expect(await json(['webhook', 'list', '--company', companyId])).toEqual([]);
     expect((await cli(['webhook', 'delete', created.webhookId])).code).toBe(1);
-  });
+  }, 120_000); // a dozen processes; slow on a loaded machine
 
   it('refuses bad input with a clear message', async () => {
     const { companyId } = await json(['company', 'create', '--name', 'Bad']);
@@ -85,5 +85,5 @@ describe('leadline webhook', () => {
     const r = await cli(['webhook', 'replay', 'wh_x', '--since', 'yesterday']);
     expect(r.stderr).toMatch(/--since must be an ISO 8601 instant/);
     expect(r.code).toBe(2);
-  });
+  }, 120_000);
 });
