@@ -69,6 +69,8 @@ export interface Config {
   readonly outboundAllow: OutboundAllow;
   /** SECRET_KEY: seals stored secrets (src/crypto/secrets.ts); undefined keeps them as given */
   readonly secretKey: KeyObject | undefined;
+  /** EVENT_RETENTION: events and webhook tries older than this are pruned (docs/events.md) */
+  readonly eventRetentionMs: number;
   /** PUBLIC_URL: where the AI voice platforms reach `leadline serve` (their per-call callback URLs, docs/providers.md) */
   readonly publicUrl: string | undefined;
 }
@@ -96,6 +98,16 @@ export function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
     return { kind: 'sqlite', path };
   }
   throw new ConfigError(`DATABASE_URL must start with postgres://, postgresql:// or sqlite:, got "${url}"`);
+}
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** a duration such as `30d`, `12h` or `90m` */
+function duration(env: Env, name: string, fallback: string): number {
+  const raw = env[name]?.trim() || fallback;
+  const m = /^([1-9][0-9]{0,5})([mhd])$/.exec(raw);
+  if (!m) throw new ConfigError(`${name} must be a whole number of minutes, hours or days such as 30d, 12h or 90m, got "${raw}"`);
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
 }
 
 function listenUrl(raw: string | undefined): string | undefined {
@@ -186,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     server: serverLimits(env),
     outboundAllow: parsed(() => parseOutboundAllow(env.OUTBOUND_ALLOW), OutboundAllowError),
     secretKey: parsed(() => parseSecretKey(env.SECRET_KEY), SecretKeyError),
+    eventRetentionMs: duration(env, 'EVENT_RETENTION', '30d'),
     publicUrl: publicUrl(env.PUBLIC_URL),
   });
 }

@@ -2,6 +2,8 @@
  * `leadline serve`: migrate, seed a demo on an empty database, listen, and on
  * SIGTERM/SIGINT stop accepting, finish in-flight requests, close everything.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { createKey } from './auth/service.js';
 import { createCampaign, createCompany } from './campaigns/service.js';
@@ -10,6 +12,8 @@ import { openStore, type Store } from './store/index.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './ratelimit/index.js';
+import { OutboundPolicy } from './net/outbound.js';
+import { WebhookDeliverer } from './webhooks/deliverer.js';
 import { createUser } from './web/accounts.js';
 
 interface RunningServer {
@@ -66,7 +70,13 @@ function accessHint(companyId: string): string {
   ].join('\n');
 }
 
-async function startServer(config: Config, opts: { seed?: boolean } = {}): Promise<RunningServer> {
+export interface ServeOptions {
+  seed?: boolean;
+  /** deliver webhooks from this process (default true; `leadline serve --no-deliver` turns it off) */
+  deliver?: boolean;
+}
+
+async function startServer(config: Config, opts: ServeOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const store = openStore(config.database, {
     pgPoolSize: config.pgPoolSize,
@@ -86,6 +96,17 @@ async function startServer(config: Config, opts: { seed?: boolean } = {}): Promi
     throw err;
   }
   logger.info({ address, database: config.database.kind, redis: Boolean(config.redisUrl) }, 'leadline listening');
+  const deliverer =
+    opts.deliver === false
+      ? null
+      : new WebhookDeliverer({
+          store,
+          owner: `serve:${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+          outbound: new OutboundPolicy(config.outboundAllow),
+          logger: logger.child({ component: 'webhooks' }),
+          retentionMs: config.eventRetentionMs,
+        });
+  deliverer?.start();
   // Only once listening: a start that fails (the port taken) must not create a
   // demo whose one-time credentials nobody saw.
   if (opts.seed !== false) {
@@ -100,6 +121,7 @@ async function startServer(config: Config, opts: { seed?: boolean } = {}): Promi
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      await deliverer?.stop(); // requests cut short stay unsent: the next round of any instance sends them
       await app.close(); // stops accepting, waits for in-flight requests
       await limiter.close();
       await store.close();
@@ -108,8 +130,8 @@ async function startServer(config: Config, opts: { seed?: boolean } = {}): Promi
 }
 
 /** Runs until SIGTERM/SIGINT, then drains and exits. */
-export async function serveForever(config: Config): Promise<void> {
-  const server = await startServer(config);
+export async function serveForever(config: Config, opts: ServeOptions = {}): Promise<void> {
+  const server = await startServer(config, opts);
   const stop = (signal: string) => {
     server.app.log.info({ signal }, 'shutting down');
     server.close().then(

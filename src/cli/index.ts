@@ -18,6 +18,7 @@ import { registerLead } from './lead.js';
 import { registerOpenApi } from './openapi.js';
 import { registerServe } from './serve.js';
 import { registerUser } from './user.js';
+import { registerWebhook } from './webhook.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerDialer(program);
   registerKey(program);
   registerUser(program);
+  registerWebhook(program);
   registerOpenApi(program);
   registerImport(program);
   registerExport(program);

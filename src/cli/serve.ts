@@ -7,11 +7,12 @@ import { announceDatabase } from './database.js';
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('start the HTTP API (PORT, HOST, DATABASE_URL, REDIS_URL; migrates on start)')
-    .action(() => {
+    .description('start the HTTP API and deliver webhooks (PORT, HOST, DATABASE_URL, REDIS_URL; migrates on start)')
+    .option('--no-deliver', 'do not deliver webhooks from this process')
+    .action((o: { deliver: boolean }) => {
       const config = loadConfig();
       announceDatabase(config.database, { create: true });
-      return serveForever(config);
+      return serveForever(config, { deliver: o.deliver });
     });
 
   program

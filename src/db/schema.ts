@@ -182,7 +182,7 @@ interface EventTable {
 }
 
 /** a company's webhook endpoint and its position in the events (migration 0012) */
-interface WebhookTable {
+export interface WebhookTable {
   id: string;
   company_id: string;
   campaign_id: string | null;
@@ -204,7 +204,7 @@ interface WebhookTable {
 }
 
 /** one try of one message to one endpoint */
-interface WebhookDeliveryTable {
+export interface WebhookDeliveryTable {
   id: Generated<number>;
   webhook_id: string;
   message_id: string;

@@ -53,12 +53,13 @@ export function sign(body: string, secret: string): string {
  * whose signature also covers an id and a timestamp, so a replay can be told.
  * None when there is no secret.
  */
-export function signatureHeaders(body: string, secret: string | null, webhookId?: string): Record<string, string> {
+export function signatureHeaders(body: string, secret: string | null, webhookId?: string, legacy = true): Record<string, string> {
   if (!secret) return {};
-  return { [SIGNATURE_HEADER]: sign(body, secret), ...standardWebhookHeaders(secret, body, { id: webhookId }) };
+  const standard = standardWebhookHeaders(secret, body, { id: webhookId });
+  return legacy ? { [SIGNATURE_HEADER]: sign(body, secret), ...standard } : standard;
 }
 
-export type PostResult = { ok: true; status: number; json: unknown } | { ok: false; reason: string };
+export type PostResult = { ok: true; status: number; json: unknown } | { ok: false; reason: string; status?: number };
 
 export interface PostOptions {
   url: string;
@@ -72,6 +73,13 @@ export interface PostOptions {
   outbound?: OutboundPolicy;
   /** webhook-id: the same on every retry of one message; default a new id per request */
   webhookId?: string;
+  /**
+   * 'json' (default): a 2xx must carry a JSON answer, which is returned;
+   * 'any': any 2xx is a success and its body is not read (events webhooks)
+   */
+  answer?: 'json' | 'any';
+  /** X-Leadline-Signature beside the Standard Webhooks headers (default true: existing receivers check it) */
+  legacySignature?: boolean;
 }
 
 /** a failed request's reason: the policy's own words, or the error code, never the remote's content */
@@ -99,7 +107,7 @@ export function signedPost(o: PostOptions): Promise<PostResult> {
       'content-length': Buffer.byteLength(raw),
       accept: 'application/json',
     };
-    Object.assign(headers, signatureHeaders(raw, o.secret, o.webhookId));
+    Object.assign(headers, signatureHeaders(raw, o.secret, o.webhookId, o.legacySignature ?? true));
 
     let settled = false;
     const finish = (r: PostResult) => {
@@ -111,7 +119,7 @@ export function signedPost(o: PostOptions): Promise<PostResult> {
       if (!r.ok) req.destroy();
       resolve(r);
     };
-    const fail = (reason: string) => finish({ ok: false, reason });
+    const fail = (reason: string, status?: number) => finish(status === undefined ? { ok: false, reason } : { ok: false, reason, status });
     const onAbort = () => fail('aborted: the dialer is shutting down');
 
     const client = url.protocol === 'https:' ? https : http;
@@ -120,6 +128,7 @@ export function signedPost(o: PostOptions): Promise<PostResult> {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
+        if (o.answer === 'any') return;
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) fail(`answer larger than ${MAX_ANSWER_BYTES} bytes`);
         else chunks.push(chunk);
@@ -127,7 +136,8 @@ export function signedPost(o: PostOptions): Promise<PostResult> {
       res.on('error', (err) => fail(failureReason(err)));
       res.on('end', () => {
         const status = res.statusCode ?? 0;
-        if (status < 200 || status > 299) return fail(`answered HTTP ${status}`);
+        if (status < 200 || status > 299) return fail(`answered HTTP ${status}`, status);
+        if (o.answer === 'any') return finish({ ok: true, status, json: null });
         const text = Buffer.concat(chunks).toString('utf8');
         if (text.trim() === '') return fail('empty answer');
         try {

@@ -20,6 +20,8 @@ export interface EventMessage {
 
 interface FeedPage {
   messages: EventMessage[];
+  /** the position after each message */
+  after: Position[];
   /** where the next read starts: after the last message, or `from` when there was none */
   next: Position;
   hasMore: boolean;
@@ -65,5 +67,6 @@ export async function readFeed(store: Store, scope: EventScope, from: Position, 
     timestamp: new Date(row.created_at).toISOString(),
     data: data(row, item, numbers),
   }));
-  return { messages, next, hasMore };
+  const after = picked.map(({ row, index }) => ({ tx: row.tx, id: row.id, n: index + 1 }));
+  return { messages, after, next, hasMore };
 }

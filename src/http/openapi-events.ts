@@ -1,5 +1,6 @@
 /** The pull API in the OpenAPI document: GET /api/v1/events (docs/events.md). */
 import { DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE } from '../events/pull.js';
+import { EVENT_TYPES } from '../store/events.js';
 import { bad, COMMON_ERRORS, envelope, error, object, reply, type Schema } from './openapi-schemas.js';
 
 const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
@@ -21,8 +22,6 @@ export const eventsQuery = {
     },
   },
 } as const;
-
-const EVENT_TYPES = ['lead.created', 'lead.deleted', 'lead.status_changed', 'attempt.started', 'attempt.finished', 'dnc.added'];
 
 export const EVENT_COMPONENTS: readonly Schema[] = [
   {

@@ -8,7 +8,14 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../db/index.js';
 
-const EVENT_TYPES = ['lead.created', 'lead.deleted', 'lead.status_changed', 'attempt.started', 'attempt.finished', 'dnc.added'] as const;
+export const EVENT_TYPES = [
+  'lead.created',
+  'lead.deleted',
+  'lead.status_changed',
+  'attempt.started',
+  'attempt.finished',
+  'dnc.added',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
@@ -80,6 +87,8 @@ export interface EventStore {
   feed(scope: EventScope, from: Position, limit: number): Promise<EventRow[]>;
   /** the position after the last row `feed` can read now, of every company */
   end(): Promise<Position>;
+  /** the position before the company's first readable row created at or after `at`; null when there is none */
+  since(companyId: string, at: number): Promise<Position | null>;
   /** the phone numbers of the leads that still exist, and the numbers dialled by their attempts */
   numbers(
     leadIds: readonly string[],
@@ -153,6 +162,13 @@ export class KyselyEventStore implements EventStore {
       where ${this.settled()} order by tx desc, id desc limit 1`.execute(this.ex);
     const last = rows[0];
     return last ? { tx: Number(last.tx), id: Number(last.id), n: Number(last.count) } : { tx: 0, id: 0, n: 0 };
+  }
+
+  async since(companyId: string, at: number): Promise<Position | null> {
+    const { rows } = await sql<{ tx: number; id: number }>`select tx, id from events
+      where company_id = ${companyId} and created_at >= ${at} and ${this.settled()} order by tx, id limit 1`.execute(this.ex);
+    const first = rows[0];
+    return first ? { tx: Number(first.tx), id: Number(first.id), n: 0 } : null;
   }
 
   async numbers(leadIds: readonly string[], attemptIds: readonly string[]) {

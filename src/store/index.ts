@@ -25,6 +25,7 @@ import { SqliteQueueStore } from './sqlite/queue.js';
 import { SqliteZoneStore } from './sqlite/zones.js';
 import type { Store, Tables, TxStore } from './types.js';
 import { KyselyUserStore } from './users.js';
+import { KyselyWebhookStore, PostgresWebhookStore, type WebhookStore } from './webhooks.js';
 import type { ZoneStore } from './zones.js';
 
 export type { Store } from './types.js';
@@ -35,6 +36,7 @@ interface DialectParts {
   queue(db: Db, ex: Executor): QueueStore;
   zones(ex: Executor): ZoneStore;
   events(ex: Executor): EventStore;
+  webhooks(ex: Executor): WebhookStore;
 }
 
 const PARTS: Record<Db['dialect'], DialectParts> = {
@@ -43,12 +45,14 @@ const PARTS: Record<Db['dialect'], DialectParts> = {
     queue: (db, ex) => new SqliteQueueStore(db, ex, new KyselyEventStore(ex)),
     zones: (ex) => new SqliteZoneStore(ex),
     events: (ex) => new KyselyEventStore(ex),
+    webhooks: (ex) => new KyselyWebhookStore(ex),
   },
   postgres: {
     leads: (db, ex) => new PostgresLeadStore(db, ex, new PostgresEventStore(ex)),
     queue: (db, ex) => new PostgresQueueStore(db, ex, new PostgresEventStore(ex)),
     zones: (ex) => new PostgresZoneStore(ex),
     events: (ex) => new PostgresEventStore(ex),
+    webhooks: (ex) => new PostgresWebhookStore(ex),
   },
 };
 
@@ -63,6 +67,7 @@ function tables(db: Db, ex: Executor, parts: DialectParts): Tables {
     dialers: new KyselyDialerStore(ex),
     leads: parts.leads(db, ex),
     events: parts.events(ex),
+    webhooks: parts.webhooks(ex),
     queue: parts.queue(db, ex),
     zones: parts.zones(ex),
     dnc: new KyselyDncStore(ex, parts.events(ex)),

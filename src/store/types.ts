@@ -11,6 +11,7 @@ import type { LeadStore } from './leads.js';
 import type { QueueStore } from './queue.js';
 import type { SessionStore } from './sessions.js';
 import type { UserStore } from './users.js';
+import type { WebhookStore } from './webhooks.js';
 import type { ZoneStore } from './zones.js';
 
 export interface Tables {
@@ -25,6 +26,7 @@ export interface Tables {
   readonly zones: ZoneStore;
   readonly events: EventStore;
   readonly dialers: DialerStore;
+  readonly webhooks: WebhookStore;
   readonly dnc: DncStore;
 }
 

@@ -1,0 +1,279 @@
+/**
+ * Webhook delivery to a real local receiver that verifies every request with
+ * the `standardwebhooks` package: every event type, retries with the same
+ * webhook-id, a receiver down for a while, two instances at once, filters,
+ * the outbound policy, disabling after three days, replay and rotation.
+ * docs/events.md "Webhooks".
+ */
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createCampaign } from '../../src/campaigns/service.js';
+import { OutboundPolicy, parseOutboundAllow } from '../../src/net/outbound.js';
+import type { Store } from '../../src/store/index.js';
+import { WebhookDeliverer } from '../../src/webhooks/deliverer.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  enableWebhook,
+  listDeliveries,
+  listWebhooks,
+  replayWebhook,
+  rotateSecret,
+} from '../../src/webhooks/service.js';
+import { phone } from '../api/support.js';
+import { availableStores } from '../helpers/db.js';
+import { type Fixture, makeFixture } from '../helpers/fixture.js';
+import { type Receiver, startReceiver } from './receiver.js';
+
+const local = new OutboundPolicy(parseOutboundAllow('127.0.0.0/8'));
+const silent = pino({ level: 'silent' });
+const H = 3600_000;
+
+describe.each(await availableStores())('webhooks on %s', (kind) => {
+  let f: Fixture;
+  let rx: Receiver;
+  const clock = { offset: 0 };
+  const deliverer = (store: Store = f.db, owner = 'test-a') =>
+    new WebhookDeliverer({ store, owner, outbound: local, logger: silent, retentionMs: 30 * 24 * H, now: () => Date.now() + clock.offset });
+  beforeAll(async () => {
+    f = await makeFixture(kind);
+  });
+  afterAll(() => f.close());
+  afterEach(async () => {
+    await rx?.close();
+    for (const w of await listWebhooks(f.db, f.ids.companyA)) await deleteWebhook(f.db, w.webhookId);
+    clock.offset = 0;
+  });
+
+  async function hook(o: { events?: string[]; campaignId?: string } = {}) {
+    rx = await startReceiver();
+    const created = await createWebhook(f.db, { companyId: f.ids.companyA, url: rx.url, ...o });
+    rx.secret = created.secret;
+    return created;
+  }
+  const lead = async (campaignId = f.ids.campaignA, extra: object = {}) => {
+    const res = await f.request('POST', '/api/v1/leads', { body: { campaignId, phoneNumber: phone(), ...extra } });
+    expect(res.status).toBe(201);
+    return res.body.data.leadId as string;
+  };
+  /**
+   * Rounds until the receiver holds `n` requests. On PostgreSQL an event is
+   * read once every transaction older than it has ended, on the whole server
+   * (other tests' too), so it may take a few rounds.
+   */
+  const until = async (n: number, d = deliverer()) => {
+    const deadline = Date.now() + 15_000;
+    while (rx.received.length < n) {
+      if (Date.now() > deadline) throw new Error(`received ${rx.received.length} of ${n}`);
+      if ((await d.round()) === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    await d.round(); // and nothing more
+    expect(rx.received).toHaveLength(n);
+  };
+
+  it('every event type arrives signed, verifiable, in the Standard Webhooks payload', async () => {
+    const { webhookId, secret } = await hook();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const number = phone();
+    const created = await f.request('POST', '/api/v1/leads', {
+      body: { campaignId: f.ids.campaignA, phoneNumber: number, externalId: 'crm-wh-1' },
+    });
+    const leadId = created.body.data.leadId;
+    const [claimed] = (
+      await f.db.queue.claim({
+        campaignId: f.ids.campaignA,
+        maxAttempts: 3,
+        workerId: 'w',
+        limit: 50,
+        now: Date.now(),
+        leaseMs: 60_000,
+        openZones: null,
+      })
+    ).filter((l) => l.id === leadId);
+    const attemptId = `at_wh_${Date.now()}`;
+    await f.db.queue.open(
+      [{ attemptId, lead: claimed!, phoneNumber: number, startedAt: Date.now(), deadlineAt: Date.now() + 60_000 }],
+      Date.now(),
+    );
+    await f.db.queue.accept(attemptId, { providerCallId: null, deadlineAt: Date.now() + 60_000 });
+    const report = await f.request('POST', `/api/v1/attempts/${attemptId}/outcome`, {
+      body: { success: false, outcome: 'no-answer', reason: 'rang out', durationSeconds: 31 },
+    });
+    expect(report.status).toBe(200);
+    await f.request('DELETE', '/api/v1/leads', { query: { campaignId: f.ids.campaignA, externalId: 'crm-wh-1' } });
+    await until(5);
+
+    expect(rx.received.every((r) => r.verified)).toBe(true);
+    const mine = rx.received.filter((r) => r.payload.data.leadId === leadId);
+    expect(mine.map((r) => r.payload.type)).toEqual([
+      'lead.created',
+      'lead.status_changed',
+      'attempt.started',
+      'attempt.finished', // no answer: the lead stays attempting, so no lead.status_changed
+      'lead.deleted',
+    ]);
+    for (const r of mine) {
+      expect(r.headers['webhook-id']).toMatch(/^evt_\d+_\d+$/);
+      expect(r.headers['webhook-signature']).toMatch(/^v1,/);
+      expect(r.headers['x-leadline-signature']).toBeUndefined();
+      expect(Object.keys(r.payload)).toEqual(['type', 'timestamp', 'data']);
+      expect(r.payload.data).toMatchObject({ leadId, campaignId: f.ids.campaignA, externalId: 'crm-wh-1' });
+    }
+    expect(mine[1]!.payload.data).toMatchObject({ from: 'raw', to: 'attempting' });
+    // the lead was deleted before delivery: its number is scrubbed from every event
+    expect(mine[3]!.payload.data).toEqual({
+      leadId,
+      campaignId: f.ids.campaignA,
+      externalId: 'crm-wh-1',
+      attemptId,
+      attempt: 1,
+      outcome: 'no-answer',
+      success: false,
+      reason: 'rang out',
+      numberDialled: null,
+      durationSeconds: 31,
+    });
+    expect(mine[0]!.payload.data.phoneNumber).toBeNull();
+    const tries = await listDeliveries(f.db, webhookId);
+    expect(tries.length).toBe(rx.received.length);
+    expect(tries.every((t) => t.ok && t.statusCode === 200 && t.try === 1)).toBe(true);
+  });
+
+  it('a live lead: numberDialled and phoneNumber are its number', async () => {
+    await hook({ events: ['lead.created'] });
+    const id = await lead();
+    await until(1);
+    expect(rx.received.map((r) => [r.payload.type, r.payload.data.leadId])).toEqual([['lead.created', id]]);
+    expect(rx.received[0]!.payload.data.phoneNumber).toMatch(/^\+1415/);
+  });
+
+  it('a receiver down for a while gets everything, in order, the failed one again with its webhook-id', async () => {
+    const { webhookId } = await hook();
+    rx.status = 503;
+    const ids = [await lead(), await lead(), await lead()];
+    const d = deliverer();
+    expect(await d.round()).toBe(0);
+    expect(rx.received).toHaveLength(1);
+    const first = rx.received[0]!.id;
+    expect(await d.round()).toBe(0); // not due yet: 5 s ±10%
+    expect(rx.received).toHaveLength(1);
+    clock.offset += 6000;
+    expect(await d.round()).toBe(0);
+    expect(rx.received.map((r) => r.id)).toEqual([first, first]);
+    const failed = await listDeliveries(f.db, webhookId, { failedOnly: true });
+    expect(failed.map((t) => [t.try, t.statusCode, t.ok])).toEqual([
+      [2, 503, false],
+      [1, 503, false],
+    ]);
+    expect((await listWebhooks(f.db, f.ids.companyA))[0]!.failingSince).not.toBeNull();
+    rx.status = 200;
+    clock.offset += 5 * 60_000 * 1.2;
+    await until(5, d);
+    const ok = rx.received.slice(2);
+    expect(ok[0]!.id).toBe(first);
+    expect(ok.map((r) => r.payload.data.leadId)).toEqual(ids);
+    expect((await listWebhooks(f.db, f.ids.companyA))[0]!.failingSince).toBeNull();
+  });
+
+  it('a refused connection and the outbound policy are failures, recorded', async () => {
+    const { webhookId } = await hook();
+    await lead();
+    const strict = new WebhookDeliverer({ store: f.db, owner: 's', outbound: new OutboundPolicy(), logger: silent, retentionMs: H });
+    await strict.round();
+    expect(rx.received).toHaveLength(0);
+    const [refused] = await listDeliveries(f.db, webhookId);
+    expect(refused!.error).toMatch(/refused by the outbound policy/);
+    await rx.close();
+    clock.offset += 10_000;
+    await deliverer().round();
+    const [down] = await listDeliveries(f.db, webhookId);
+    expect(down!.error).toMatch(/ECONNREFUSED/);
+    expect(down!.statusCode).toBeNull();
+  });
+
+  it('failing for three days disables the endpoint, visibly; enabled again it delivers', async () => {
+    const { webhookId } = await hook();
+    rx.status = 500;
+    await lead();
+    await lead();
+    const d = deliverer();
+    for (let i = 0; i < 40 && (await listWebhooks(f.db, f.ids.companyA))[0]!.status === 'enabled'; i++) {
+      await d.round();
+      clock.offset += 11 * H;
+    }
+    const [w] = await listWebhooks(f.db, f.ids.companyA);
+    expect(w!.status).toBe('disabled');
+    expect(w!.disabledReason).toMatch(/^failing since .*: answered HTTP 500$/);
+    // 8 tries of the first message over about 27.6 h, then it was given up and the next one tried
+    const tries = await listDeliveries(f.db, webhookId, { limit: 1000 });
+    expect(tries.some((t) => t.error?.endsWith('given up after 8 tries'))).toBe(true);
+    const before = rx.received.length;
+    await d.round();
+    expect(rx.received.length).toBe(before);
+    rx.status = 200;
+    await enableWebhook(f.db, webhookId);
+    await until(before + 1, d);
+    expect((await listWebhooks(f.db, f.ids.companyA))[0]!.status).toBe('enabled');
+  });
+
+  it('filters: event types and one campaign', async () => {
+    await hook({ events: ['lead.deleted'], campaignId: f.ids.campaignA2 });
+    await lead(f.ids.campaignA, { externalId: 'crm-f-1' });
+    await lead(f.ids.campaignA2, { externalId: 'crm-f-2' });
+    for (const [c, e] of [
+      [f.ids.campaignA, 'crm-f-1'],
+      [f.ids.campaignA2, 'crm-f-2'],
+    ] as const)
+      await f.request('DELETE', '/api/v1/leads', { query: { campaignId: c, externalId: e } });
+    await until(1);
+    expect(rx.received.map((r) => [r.payload.type, r.payload.data.externalId])).toEqual([['lead.deleted', 'crm-f-2']]);
+  });
+
+  it('replay re-sends from an instant with the same webhook-ids; a rotated secret signs what follows', async () => {
+    // events are stamped by the app's clock, which this fixture holds still: a campaign of its own
+    const { campaignId } = await createCampaign(f.db, { companyId: f.ids.companyA, name: 'replayed' });
+    const { webhookId } = await hook({ campaignId });
+    const since = f.clock.now;
+    await lead(campaignId);
+    await lead(campaignId);
+    await until(2);
+    const firstIds = rx.received.map((r) => r.id);
+    expect(firstIds).toHaveLength(2);
+    await replayWebhook(f.db, webhookId, since);
+    await until(4);
+    expect(rx.received.map((r) => r.id)).toEqual([...firstIds, ...firstIds]);
+    const { secret } = await rotateSecret(f.db, webhookId);
+    await lead(campaignId);
+    await until(5);
+    expect(rx.received.at(-1)!.verified).toBe(false); // verified with the old secret
+    rx.secret = secret;
+    await replayWebhook(f.db, webhookId, since);
+    await until(8);
+    expect(rx.received.at(-1)!.verified).toBe(true);
+  });
+
+  it('two instances at once: every event delivered once between them', async () => {
+    await hook();
+    const other = await f.store.open();
+    try {
+      const a = deliverer(f.db, 'inst-a');
+      const b = deliverer(other, 'inst-b');
+      let writing = true;
+      const writer = (async () => {
+        for (let i = 0; i < 30; i++) await lead(i % 2 ? f.ids.campaignA : f.ids.campaignA2);
+        writing = false;
+      })();
+      // a pause between rounds, as the deliverer's own loop has: on SQLite a round with nothing to send never yields
+      const loop = async (d: WebhookDeliverer) => {
+        while (writing) if ((await d.round()) === 0) await new Promise((r) => setTimeout(r, 5));
+      };
+      await Promise.all([writer, loop(a), loop(b)]);
+      await until(30, a);
+      const ids = rx.received.map((r) => r.id);
+      expect(ids.filter((r) => rx.received.find((x) => x.id === r)?.payload.type === 'lead.created')).toHaveLength(30);
+      expect(new Set(ids).size).toBe(ids.length);
+    } finally {
+      await other.close();
+    }
+  });
+});
