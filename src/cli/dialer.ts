@@ -14,6 +14,7 @@ import { Dialer } from '../dialer/worker.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { arg, output, withStore } from './context.js';
+import { announceDatabase } from './database.js';
 
 function duration(name: string, minMs = 0) {
   return (raw: string): number => {
@@ -66,6 +67,7 @@ export function registerDialer(program: Command): void {
       // predial and the webhook provider go only where OUTBOUND_ALLOW lets them (src/net/outbound.ts)
       setOutboundPolicy(new OutboundPolicy(config.outboundAllow));
       const logger = createLogger(config.logLevel);
+      announceDatabase(config.database, { create: false });
       const store = openStore(config.database, {
         pgPoolSize: config.pgPoolSize,
         pgStatementTimeoutMs: config.pgStatementTimeoutMs,

@@ -35,7 +35,7 @@ describe.each(await availableStores())('platform campaign settings on %s', (kind
 
   it('stores the platform, its options, base URL and secrets; show prints no secret', async () => {
     const r = await create([...VAPI, '--provider-option', 'phoneNumberId=pn-1', '--provider-base-url', 'http://127.0.0.1:9/vapi']);
-    expect(r.stderr).toBe('');
+    expect(r.stderr.replace(/^database: .*\n/m, '')).toBe('');
     const { campaignId } = JSON.parse(r.stdout);
     const c = (await row(campaignId))!;
     expect(c).toMatchObject({
@@ -119,7 +119,7 @@ describe.each(await availableStores())('platform campaign settings on %s', (kind
       ],
       env,
     );
-    expect(ok.stderr).toBe('');
+    expect(ok.stderr.replace(/^database: .*\n/m, '')).toBe('');
     expect(await row(campaignId)).toMatchObject({ provider: 'twilio', provider_secret: 'vapi-key-1' });
     // back to simulate: the options stay stored, unused
     expect((await cli(['campaign', 'update', campaignId, '--provider', 'simulate'], env)).code).toBe(0);
@@ -139,7 +139,7 @@ describe.each(await availableStores())('platform campaign settings on %s', (kind
       ],
       { SECRET_KEY },
     );
-    expect(r.stderr).toBe('');
+    expect(r.stderr.replace(/^database: .*\n/m, '')).toBe('');
     const { campaignId } = JSON.parse(r.stdout);
     const c = (await row(campaignId))!;
     expect(c.provider_secret).toMatch(/^enc:v1:/);

@@ -184,9 +184,9 @@ describe('secrets in a served process and in the operator CLI', () => {
   afterAll(() => store?.drop());
 
   const cli = (args: string[]) =>
-    new Promise<{ code: number; out: string }>((resolve) =>
+    new Promise<{ code: number; out: string; stdout: string }>((resolve) =>
       execFile(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: store.url } }, (err, stdout, stderr) =>
-        resolve({ code: err ? 1 : 0, out: stdout + stderr }),
+        resolve({ code: err ? 1 : 0, out: stdout + stderr, stdout }),
       ),
     );
 
@@ -221,7 +221,7 @@ describe('secrets in a served process and in the operator CLI', () => {
 
   it('`key list` shows neither key values nor hashes, and the database file holds only hashes', async () => {
     const created = await cli(['key', 'create', '--company', setup.companyId, '--name', 'cli', '--scope', 'write', '--json']);
-    const cliKey = JSON.parse(created.out).key as string;
+    const cliKey = JSON.parse(created.stdout).key as string;
     const keys = [...setup.keys, cliKey];
     for (const args of [['--json'], []]) {
       const listed = await cli(['key', 'list', '--company', setup.companyId, ...args]);
