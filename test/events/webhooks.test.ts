@@ -5,6 +5,7 @@
  * the outbound policy, disabling after three days, replay and rotation.
  * docs/events.md "Webhooks".
  */
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign } from '../../src/campaigns/service.js';
@@ -69,6 +70,23 @@ describe.each(await availableStores())('webhooks on %s', (kind) => {
     }
     await d.round(); // and nothing more
     expect(rx.received).toHaveLength(n);
+  };
+
+  /**
+   * On PostgreSQL, waits until every transaction begun so far has ended, so
+   * that the events written so far are readable: for the tests that count
+   * the deliverer's rounds one by one.
+   */
+  const settled = async () => {
+    if (kind !== 'postgres') return;
+    const mark = Number((await sql<{ x: string }>`select pg_current_xact_id()::text as x`.execute(f.db.kysely)).rows[0]!.x);
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const { rows } = await sql<{ m: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as m`.execute(f.db.kysely);
+      if (Number(rows[0]!.m) > mark) return;
+      if (Date.now() > deadline) throw new Error('a transaction older than the events is still running');
+      await new Promise((r) => setTimeout(r, 20));
+    }
   };
 
   it('every event type arrives signed, verifiable, in the Standard Webhooks payload', async () => {
@@ -151,6 +169,7 @@ describe.each(await availableStores())('webhooks on %s', (kind) => {
     const { webhookId } = await hook();
     rx.status = 503;
     const ids = [await lead(), await lead(), await lead()];
+    await settled();
     const d = deliverer();
     expect(await d.round()).toBe(0);
     expect(rx.received).toHaveLength(1);
@@ -178,6 +197,7 @@ describe.each(await availableStores())('webhooks on %s', (kind) => {
   it('a refused connection and the outbound policy are failures, recorded', async () => {
     const { webhookId } = await hook();
     await lead();
+    await settled();
     const strict = new WebhookDeliverer({ store: f.db, owner: 's', outbound: new OutboundPolicy(), logger: silent, retentionMs: H });
     await strict.round();
     expect(rx.received).toHaveLength(0);
@@ -196,6 +216,7 @@ describe.each(await availableStores())('webhooks on %s', (kind) => {
     rx.status = 500;
     await lead();
     await lead();
+    await settled();
     const d = deliverer();
     for (let i = 0; i < 40 && (await listWebhooks(f.db, f.ids.companyA))[0]!.status === 'enabled'; i++) {
       await d.round();
