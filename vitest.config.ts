@@ -5,8 +5,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // builds dist/ when src/ is newer, so process tests never run an old build
     globalSetup: ['test/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Many files run the `leadline` command as a process (about a second of
+    // start-up each) and several at once on 2 cores: 30 s failed tests that
+    // were only slow on a shared machine.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Each file gets its own fresh database; files run in parallel processes.
     pool: 'forks',
     // Vitest's default is one worker per core less one: a single worker on a

@@ -13,6 +13,7 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './ratelimit/index.js';
 import { OutboundPolicy } from './net/outbound.js';
+import { secretsFor } from './crypto/secrets.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
 import { createUser } from './web/accounts.js';
 
@@ -105,6 +106,7 @@ async function startServer(config: Config, opts: ServeOptions = {}): Promise<Run
           outbound: new OutboundPolicy(config.outboundAllow),
           logger: logger.child({ component: 'webhooks' }),
           retentionMs: config.eventRetentionMs,
+          secrets: secretsFor(config.secretKey),
         });
   deliverer?.start();
   // Only once listening: a start that fails (the port taken) must not create a

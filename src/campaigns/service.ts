@@ -20,7 +20,7 @@ const NOT_PAUSED = { paused_at: null, paused_reason: null, not_placed_streak: 0 
 
 /** Without SECRET_KEY: secrets are stored as given. */
 const PLAIN = secretsFor(undefined);
-const SEALED_COLUMNS = ['provider_secret', 'provider_webhook_secret'] as const;
+const SEALED_COLUMNS = ['predial_secret', 'provider_secret', 'provider_webhook_secret'] as const;
 
 /** Bound to the column and the campaign: a sealed value copied elsewhere does not open. */
 const secretContext = (column: (typeof SEALED_COLUMNS)[number], campaignId: string) => `campaigns.${column}:${campaignId}`;
@@ -34,12 +34,17 @@ function sealed(values: CampaignSettings, campaignId: string, secrets: Secrets):
   return out;
 }
 
+/** The predial secret in plain text (it also signs the webhook provider's requests). */
+export function predialSecret(row: Pick<CampaignRow, 'id' | 'predial_secret'>, secrets: Secrets): string | null {
+  return row.predial_secret === null ? null : secrets.open(row.predial_secret, secretContext('predial_secret', row.id));
+}
+
 /** A platform campaign's secrets in plain text, for the dialer and the webhook route. */
 export function providerSecrets(
   row: Pick<CampaignRow, 'id' | 'provider_secret' | 'provider_webhook_secret'>,
   secrets: Secrets,
 ): { secret: string | null; webhookSecret: string | null } {
-  const open = (column: (typeof SEALED_COLUMNS)[number]) => {
+  const open = (column: 'provider_secret' | 'provider_webhook_secret') => {
     const stored = row[column];
     return stored === null ? null : secrets.open(stored, secretContext(column, row.id));
   };

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { secretsFor } from '../crypto/secrets.js';
 import { output, UsageError, withStore } from './context.js';
 import {
   createWebhook,
@@ -22,10 +23,15 @@ export function registerWebhook(program: Command): void {
     .option('--campaign <id>', "only this campaign's events")
     .option('--json', 'print JSON')
     .action((o) =>
-      withStore(async (store) => {
+      withStore(async (store, config) => {
         const events = o.events === undefined ? undefined : String(o.events).split(',');
         if (events?.every((e) => e.trim() === '')) throw new UsageError('--events needs at least one event type');
-        const created = await createWebhook(store, { companyId: o.company, url: o.url, events, campaignId: o.campaign });
+        const created = await createWebhook(
+          store,
+          { companyId: o.company, url: o.url, events, campaignId: o.campaign },
+          Date.now(),
+          secretsFor(config.secretKey),
+        );
         output(o.json, created, `webhookId: ${created.webhookId}\nsecret:    ${created.secret}\n${ONCE}`);
       }),
     );
@@ -58,8 +64,8 @@ export function registerWebhook(program: Command): void {
     .argument('<webhookId>')
     .option('--json', 'print JSON')
     .action((id: string, o) =>
-      withStore(async (store) => {
-        const rotated = await rotateSecret(store, id);
+      withStore(async (store, config) => {
+        const rotated = await rotateSecret(store, id, undefined, secretsFor(config.secretKey));
         output(o.json, rotated, `webhookId: ${rotated.webhookId}\nsecret:    ${rotated.secret}\n${ONCE}`);
       }),
     );

@@ -100,7 +100,7 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
     const found = url
       ? await predial({
           url,
-          secret: campaign.row.predial_secret,
+          secret: campaign.predialSecret,
           leadId: lead.id,
           campaignId: lead.campaignId,
           externalId: lead.externalId,

@@ -1,4 +1,6 @@
 /** A campaign as the worker uses it: settings parsed once per refresh, its call provider built. */
+import { predialSecret } from '../campaigns/service.js';
+import { secretsFor } from '../crypto/secrets.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import type { Store } from '../store/index.js';
 import { type WeeklyHours, parseHours, parseLocalWindow } from '../scheduling/hours.js';
@@ -13,6 +15,8 @@ export interface DialerCampaign {
   readonly hours: WeeklyHours;
   readonly localWindow: WeeklyHours;
   readonly provider: CallProvider;
+  /** in plain text (stored sealed when SECRET_KEY is set) */
+  readonly predialSecret: string | null;
   readonly retry: RetryDelays;
   /** an attempt whose outcome has not arrived after this long closes as unknown */
   readonly callTimeoutMs: number;
@@ -27,6 +31,7 @@ function toDialerCampaign(row: CampaignRow, providers: ProviderOptions): DialerC
     hours: parseHours(row.hours),
     localWindow: parseLocalWindow(row.local_window),
     provider: providerFor(row, providers),
+    predialSecret: predialSecret(row, providers.secrets ?? secretsFor(undefined)),
     retry: { defaultMs: Number(row.retry_delay_ms), byOutcome: row.retry_delays },
     callTimeoutMs: Number(row.call_timeout_ms),
   };

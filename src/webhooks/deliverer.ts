@@ -12,12 +12,14 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { type Secrets, secretsFor } from '../crypto/secrets.js';
 import { signedPost } from '../dialer/signed-post.js';
 import { readFeed } from '../events/feed.js';
 import type { OutboundPolicy } from '../net/outbound.js';
 import type { EventType } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { NewDelivery, Settlement, WebhookRow } from '../store/webhooks.js';
+import { webhookSecret } from './service.js';
 
 const S = 1000;
 const H = 3600 * S;
@@ -44,6 +46,8 @@ export interface DelivererOptions {
   retentionMs: number;
   pollMs?: number;
   now?: () => number;
+  /** opens endpoint secrets sealed with SECRET_KEY; default: stored as given */
+  secrets?: Secrets;
 }
 
 /** a delay with ±10% jitter, so endpoints that failed together do not retry together */
@@ -132,7 +136,7 @@ export class WebhookDeliverer {
           const res = await signedPost({
             url: w.url,
             body: { type, timestamp, data },
-            secret: w.secret,
+            secret: webhookSecret(w, this.o.secrets ?? secretsFor(undefined)),
             timeoutMs: TIMEOUT_MS,
             webhookId: id,
             answer: 'any',

@@ -3,6 +3,7 @@
  * `whsec_` secret shown once, list, delete, rotate the secret, enable a
  * disabled one, the log of its tries, and replay from an instant.
  */
+import { type Secrets, secretsFor } from '../crypto/secrets.js';
 import { AppError, validation } from '../errors.js';
 import { newId } from '../ids.js';
 import { generateSecret } from '../net/standard-webhooks.js';
@@ -72,8 +73,19 @@ function summary(w: WebhookRow): WebhookSummary {
   };
 }
 
+/** SECRET_KEY seals an endpoint's secret, bound to the endpoint (a sealed value copied to another does not open) */
+const sealFor = (secrets: Secrets, secret: string, id: string) => secrets.seal(secret, `webhooks.secret:${id}`);
+/** the endpoint's secret in plain text, for signing */
+export const webhookSecret = (w: Pick<WebhookRow, 'id' | 'secret'>, secrets: Secrets): string =>
+  secrets.open(w.secret, `webhooks.secret:${w.id}`);
+
 /** a new endpoint; it receives the events committed from now on */
-export async function createWebhook(store: Store, input: WebhookInput, now = Date.now()): Promise<{ webhookId: string; secret: string }> {
+export async function createWebhook(
+  store: Store,
+  input: WebhookInput,
+  now = Date.now(),
+  secrets: Secrets = secretsFor(undefined),
+): Promise<{ webhookId: string; secret: string }> {
   const url = checkUrl(input.url);
   const types = checkTypes(input.events);
   if (!(await store.companies.exists(input.companyId))) throw new AppError('not_found', `company ${input.companyId} not found`);
@@ -91,7 +103,7 @@ export async function createWebhook(store: Store, input: WebhookInput, now = Dat
     company_id: input.companyId,
     campaign_id: input.campaignId || null,
     url,
-    secret,
+    secret: sealFor(secrets, secret, webhookId),
     event_types: types.join(','),
     created_at: now,
     disabled_at: null,
@@ -125,10 +137,15 @@ export async function deleteWebhook(store: Store, id: string, companyId?: string
 }
 
 /** a new secret, replacing the old at once; shown this once */
-export async function rotateSecret(store: Store, id: string, companyId?: string): Promise<{ webhookId: string; secret: string }> {
+export async function rotateSecret(
+  store: Store,
+  id: string,
+  companyId?: string,
+  secrets: Secrets = secretsFor(undefined),
+): Promise<{ webhookId: string; secret: string }> {
   await existing(store, id, companyId);
   const secret = generateSecret();
-  await store.webhooks.setSecret(id, secret);
+  await store.webhooks.setSecret(id, sealFor(secrets, secret, id));
   return { webhookId: id, secret };
 }
 

@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign } from '../../src/campaigns/service.js';
+import { parseSecretKey, secretsFor } from '../../src/crypto/secrets.js';
 import { OutboundPolicy, parseOutboundAllow } from '../../src/net/outbound.js';
 import type { Store } from '../../src/store/index.js';
 import { WebhookDeliverer } from '../../src/webhooks/deliverer.js';
@@ -20,6 +21,7 @@ import {
   listWebhooks,
   replayWebhook,
   rotateSecret,
+  webhookSecret,
 } from '../../src/webhooks/service.js';
 import { phone } from '../api/support.js';
 import { availableStores } from '../helpers/db.js';
@@ -163,6 +165,26 @@ describe.each(await availableStores())('webhooks on %s', (kind) => {
     await until(1);
     expect(rx.received.map((r) => [r.payload.type, r.payload.data.leadId])).toEqual([['lead.created', id]]);
     expect(rx.received[0]!.payload.data.phoneNumber).toMatch(/^\+1415/);
+  });
+
+  it('with SECRET_KEY the secret is stored sealed, bound to its endpoint, and deliveries are signed with it in plain', async () => {
+    const sealing = secretsFor(parseSecretKey(Buffer.alloc(32, 7).toString('base64')));
+    rx = await startReceiver();
+    const created = await createWebhook(f.db, { companyId: f.ids.companyA, url: rx.url }, Date.now(), sealing);
+    rx.secret = created.secret;
+    const row = (await f.db.webhooks.byId(created.webhookId))!;
+    expect(row.secret).toMatch(/^enc:v1:/);
+    expect(webhookSecret(row, sealing)).toBe(created.secret);
+    expect(() => webhookSecret({ ...row, id: 'wh_other' }, sealing)).toThrow(/integrity/);
+    await lead();
+    await settled();
+    const d = new WebhookDeliverer({ store: f.db, owner: 'sealed', outbound: local, logger: silent, retentionMs: H, secrets: sealing });
+    for (let i = 0; i < 50 && rx.received.length === 0; i++) await d.round();
+    expect(rx.received.length).toBeGreaterThan(0);
+    expect(rx.received.every((r) => r.verified)).toBe(true);
+    const rotated = await rotateSecret(f.db, created.webhookId, undefined, sealing);
+    expect((await f.db.webhooks.byId(created.webhookId))!.secret).toMatch(/^enc:v1:/);
+    expect(webhookSecret((await f.db.webhooks.byId(created.webhookId))!, sealing)).toBe(rotated.secret);
   });
 
   it('a receiver down for a while gets everything, in order, the failed one again with its webhook-id', async () => {

@@ -1,4 +1,5 @@
 /** The provider a campaign names, built from its settings. */
+import { predialSecret } from '../../campaigns/service.js';
 import { type Secrets, secretsFor } from '../../crypto/secrets.js';
 import { defaultHttpRequester } from '../../net/http.js';
 import type { CampaignRow } from '../../store/campaigns.js';
@@ -28,7 +29,14 @@ export interface ProviderOptions {
 type ProviderSettings = PlatformSettings &
   Pick<
     CampaignRow,
-    'provider' | 'provider_url' | 'predial_secret' | 'simulate_success' | 'simulate_failures' | 'simulate_duration' | 'call_timeout_ms'
+    | 'id'
+    | 'provider'
+    | 'provider_url'
+    | 'predial_secret'
+    | 'simulate_success'
+    | 'simulate_failures'
+    | 'simulate_duration'
+    | 'call_timeout_ms'
   >;
 
 export function providerFor(c: ProviderSettings, o: ProviderOptions): CallProvider {
@@ -51,7 +59,11 @@ export function providerFor(c: ProviderSettings, o: ProviderOptions): CallProvid
     case 'webhook':
       if (!c.provider_url) throw new Error('the webhook provider needs a provider URL');
       // a receiver that answers when the call is over may take as long as a call
-      return webhookProvider({ url: c.provider_url, secret: c.predial_secret, timeoutMs: Number(c.call_timeout_ms) });
+      return webhookProvider({
+        url: c.provider_url,
+        secret: predialSecret(c, o.secrets ?? secretsFor(undefined)),
+        timeoutMs: Number(c.call_timeout_ms),
+      });
     default:
       throw new Error(`unknown call provider "${c.provider}"`);
   }
