@@ -1,9 +1,9 @@
 /**
  * Migrations live in code (not files on disk) so the compiled package carries
- * them. Two processes starting at once must migrate once: on PostgreSQL
- * Kysely's Migrator takes an advisory lock; on SQLite it takes none and runs
- * without a transaction, so we wrap it in BEGIN IMMEDIATE ourselves (the
- * other process waits on busy_timeout, then finds nothing left to do).
+ * them. Two processes starting at once must migrate once, so we wrap the
+ * Migrator in one transaction ourselves: BEGIN IMMEDIATE on
+ * SQLite (the other process waits on busy_timeout, then finds nothing left
+ * to do), a transaction-level advisory lock on PostgreSQL (see migrate).
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Dialect } from './index.js';
@@ -42,18 +42,27 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
 
 async function run(db: Kysely<any>, dialect: Dialect): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  // the caller holds the transaction (migrate below): Kysely must not open its own
+  const { error, results } = await new Migrator({ db, provider, disableTransactions: true }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
   }
 }
 
+/**
+ * One transaction on one connection for the whole run. On PostgreSQL the
+ * lock is the transaction's (pg_advisory_xact_lock): Kysely's Migrator takes
+ * a session-level lock on a connection outside its transaction, and behind
+ * PgBouncer in transaction mode that lock stayed on a server connection the
+ * next client was handed, so processes starting together ran the same
+ * migration at once (test/db/migrate-processes.test.ts through PgBouncer).
+ */
 export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> {
-  if (dialect === 'postgres') return run(db, dialect);
   await db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
+    await sql.raw(dialect === 'postgres' ? 'begin' : 'begin immediate').execute(conn);
     try {
+      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('leadline migrate'))`.execute(conn);
       await run(conn, dialect);
       await sql`commit`.execute(conn);
     } catch (err) {
