@@ -42,8 +42,7 @@ export class Schedule {
    * true: ask it now.
    */
   async pollFinds(c: DialerCampaign, now: number): Promise<boolean> {
-    // woken, or waiting for a known due time: ask it. Never asked (not in next): check first
-    if (!this.polled.has(c.id) && this.next.has(c.id)) return true;
+    if (this.asksNow(c)) return true;
     const first = await this.store.queue.nextDue(c.id, null);
     if (first !== null && first <= now) return true;
     const at = first === null ? now + this.idleMs : Math.min(now + this.idleMs, first);
@@ -72,7 +71,7 @@ export class Schedule {
     for (const c of list) {
       if (o.stopping()) return 'done';
       if (!(await this.isDue(c, o.now()))) continue;
-      if (!this.polled.has(c.id) && this.next.has(c.id)) await this.after(c, await ask(c), o.now());
+      if (this.asksNow(c)) await this.after(c, await ask(c), o.now());
       else checks.push(c);
     }
     const end = o.now() + CHECK_SLICE_MS;
@@ -83,6 +82,11 @@ export class Schedule {
       if (await this.pollFinds(c, o.now())) await this.after(c, await ask(c), o.now());
     }
     return 'done';
+  }
+
+  /** woken, or waiting for a known due time: asked without the check. Never asked (not in next), or polled: checked first */
+  private asksNow(c: DialerCampaign): boolean {
+    return !this.polled.has(c.id) && this.next.has(c.id);
   }
 
   private async openZones(c: DialerCampaign, now: number): Promise<string | null> {

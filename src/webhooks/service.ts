@@ -74,10 +74,10 @@ function summary(w: WebhookRow): WebhookSummary {
 }
 
 /** SECRET_KEY seals an endpoint's secret, bound to the endpoint (a sealed value copied to another does not open) */
-const sealFor = (secrets: Secrets, secret: string, id: string) => secrets.seal(secret, `webhooks.secret:${id}`);
+const context = (id: string) => `webhooks.secret:${id}`;
+const sealFor = (secrets: Secrets, secret: string, id: string) => secrets.seal(secret, context(id));
 /** the endpoint's secret in plain text, for signing */
-export const webhookSecret = (w: Pick<WebhookRow, 'id' | 'secret'>, secrets: Secrets): string =>
-  secrets.open(w.secret, `webhooks.secret:${w.id}`);
+export const webhookSecret = (w: Pick<WebhookRow, 'id' | 'secret'>, secrets: Secrets): string => secrets.open(w.secret, context(w.id));
 
 /** a new endpoint; it receives the events committed from now on */
 export async function createWebhook(
