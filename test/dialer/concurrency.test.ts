@@ -24,13 +24,25 @@ describe.each(await availableStores())(`${WORKERS} dialer processes over one cam
   /** what the telephony stub answers: fail everything, or succeed */
   let succeed = false;
   const dials = new Map<string, number>();
+  /**
+   * While set, the stub holds every call's answer until it resolves, and the
+   * held calls' leads are in `ringing`: a test can see which calls are in
+   * flight and know that none of them ends before it says so.
+   */
+  let hold: Promise<void> | null = null;
+  const ringing = new Set<string>();
   const env = () => ({ DATABASE_URL: store.url, LOG_LEVEL: 'warn', PG_POOL_SIZE: '4', ...ALLOW_STUBS });
 
   beforeAll(async () => {
     store = await createTestStore(kind);
     db = await store.open();
-    phone = await startStub(null, (req) => {
+    phone = await startStub(null, async (req) => {
       dials.set(req.body.leadId, (dials.get(req.body.leadId) ?? 0) + 1);
+      if (hold) {
+        ringing.add(req.body.leadId);
+        await hold;
+        ringing.delete(req.body.leadId);
+      }
       // each call takes a moment, as a real one would: calls overlap, and a
       // worker killed mid-run has calls in flight with their attempts open
       return { body: { success: succeed, outcome: succeed ? 'answered' : 'no-answer' }, delayMs: kind === 'postgres' ? 30 : 150 };
@@ -104,9 +116,40 @@ describe.each(await availableStores())(`${WORKERS} dialer processes over one cam
         .length > 0;
     while (!(await victimHolds())) await new Promise((r) => setTimeout(r, 5));
     const survivors = Array.from({ length: WORKERS - 1 }, start);
-    while (dials.size < LEADS / 4 || !(await victimHolds())) await new Promise((r) => setTimeout(r, 5));
-    victim.child.kill('SIGKILL');
-    expect(await victim.exited).toBe('SIGKILL');
+    while (dials.size < LEADS / 4) await new Promise((r) => setTimeout(r, 5));
+    // Then hold every call's answer, so that calls stop ending, until a call the
+    // victim placed is ringing: killed then, it surely dies with a call in flight
+    // (reading its claims first and killing after would race its calls' ends).
+    // Should the survivors hold every slot, answer the held calls and try again.
+    const victimRinging = async () =>
+      ringing.size > 0 &&
+      (
+        await db.kysely
+          .selectFrom('leads')
+          .select('id')
+          .where('id', 'in', [...ringing])
+          .where('claimed_by', '=', victimId)
+          .limit(1)
+          .execute()
+      ).length > 0;
+    for (;;) {
+      let release!: () => void;
+      hold = new Promise<void>((r) => {
+        release = r;
+      });
+      const until = Date.now() + 1000;
+      while (!(await victimRinging()) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      if (await victimRinging()) {
+        victim.child.kill('SIGKILL');
+        expect(await victim.exited).toBe('SIGKILL');
+        hold = null;
+        release();
+        break;
+      }
+      hold = null;
+      release();
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const held = await db.kysely
       .selectFrom('leads')
       .select(['id', 'next_attempt_at'])
