@@ -13,6 +13,11 @@ import { alwaysOpen, openZoneSets } from './local-zones.js';
 const MINUTE = 60_000;
 /** the idle poll's checks in one pass take at most this; then the campaigns woken meanwhile are asked */
 const CHECK_SLICE_MS = 100;
+/**
+ * campaigns checked in one statement (nextDueMany): over 10,000 campaigns a
+ * statement each was 167 a second from an idle dialer, most of its CPU
+ */
+const CHECK_BATCH = 500;
 
 export class Schedule {
   private readonly next = new Map<string, number>();
@@ -25,6 +30,8 @@ export class Schedule {
     private readonly store: Store,
     private readonly idleMs: number,
     private readonly fullMs: number,
+    /** campaigns checked in one statement (tests make it small, to see the slice end between statements) */
+    private readonly checkBatch = CHECK_BATCH,
   ) {}
 
   wake(campaignId: string): void {
@@ -43,7 +50,11 @@ export class Schedule {
    */
   async pollFinds(c: DialerCampaign, now: number): Promise<boolean> {
     if (this.asksNow(c)) return true;
-    const first = await this.store.queue.nextDue(c.id, null);
+    return this.found(c, await this.store.queue.nextDue(c.id, null), now);
+  }
+
+  /** pollFinds, given the campaign's earliest due time of all */
+  private found(c: DialerCampaign, first: number | null, now: number): boolean {
     if (first !== null && first <= now) return true;
     const at = first === null ? now + this.idleMs : Math.min(now + this.idleMs, first);
     this.next.set(c.id, at);
@@ -75,11 +86,17 @@ export class Schedule {
       else checks.push(c);
     }
     const end = o.now() + CHECK_SLICE_MS;
-    for (const c of checks) {
+    for (let i = 0; i < checks.length; i += this.checkBatch) {
       if (o.stopping()) return 'done';
       // campaigns never asked have no next check to wait for: 'more' says to pass again at once
       if (o.now() >= end) return 'more';
-      if (await this.pollFinds(c, o.now())) await this.after(c, await ask(c), o.now());
+      const batch = checks.slice(i, i + this.checkBatch);
+      const firsts = await this.store.queue.nextDueMany(batch.map((c) => c.id));
+      for (const c of batch) {
+        if (o.stopping()) return 'done';
+        // a campaign woken while the batch was read (a call of it ended) is asked: its wake is not undone
+        if (this.asksNow(c) || this.found(c, firsts.get(c.id) ?? null, o.now())) await this.after(c, await ask(c), o.now());
+      }
     }
     return 'done';
   }

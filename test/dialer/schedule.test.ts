@@ -42,6 +42,29 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     expect(await db.queue.nextDue(id, Date.now())).toBe(Date.parse('2030-01-01T00:00:00.000Z'));
   });
 
+  it('nextDueMany answers nextDue(id, null) for many campaigns at once, listed numbers and unknown ids included', async () => {
+    const empty = await makeCampaign(db);
+    const later = await makeCampaign(db);
+    await seedLeads(db, later, [{ scheduledFor: '2030-01-01T00:00:00.000Z', priority: 5 }, { scheduledFor: '2031-01-01T00:00:00.000Z' }]);
+    const now = await makeCampaign(db);
+    await seedLeads(db, now, [{ scheduledFor: '2030-01-01T00:00:00.000Z', priority: 9 }, { priority: 1 }]);
+    // its only lead's number is on the company's do-not-call list: nothing of it is due
+    const listed = await makeCampaign(db);
+    await seedLeads(db, listed, [{ phoneNumber: '+14155551001' }]);
+    const { company_id } = (await db.campaigns.byId(listed))!;
+    await db.transaction((tx) => tx.dnc.add(company_id, ['+14155551001'], { source: 'api', reason: null, now: Date.now() }));
+    const ids = [empty, later, now, listed, 'cp_none'];
+    const many = await db.queue.nextDueMany(ids);
+    for (const id of ids) expect(many.get(id) ?? null).toBe(await db.queue.nextDue(id, null));
+    expect(Object.fromEntries(many)).toEqual({
+      [empty]: null,
+      [later]: Date.parse('2030-01-01T00:00:00.000Z'),
+      [now]: 0,
+      [listed]: null,
+      cp_none: null,
+    });
+  });
+
   it('asks a campaign the poll comes back to only when something is due, and waits for the next due time otherwise', async () => {
     const id = await makeCampaign(db);
     const later = Date.now() + 10 * IDLE;
@@ -103,7 +126,8 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     }
     const woken = await load(await makeCampaign(db));
     await seedLeads(db, woken.id, [{}]);
-    const schedule = new Schedule(db, IDLE, 1000);
+    // a statement for each campaign's check: the slice can end between them
+    const schedule = new Schedule(db, IDLE, 1000, 1);
     schedule.refreshed([...idle, woken], []);
     schedule.wake(woken.id);
     // every reading of this clock is 40 ms later: the 100 ms slice ends after a check or two
@@ -124,5 +148,35 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     for (let i = 0; i < 5; i++) await schedule.pass(idle, ask, { now, stopping: () => false });
     for (const c of idle) expect(await schedule.isDue(c, t)).toBe(false);
     expect(asked).toEqual([woken.id]);
+  });
+
+  it('checks the campaigns of a pass in one statement per batch, not one each', async () => {
+    const year = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    const idle = [];
+    for (let i = 0; i < 5; i++) {
+      const id = await makeCampaign(db);
+      await seedLeads(db, id, [{ scheduledFor: year }]);
+      idle.push(await load(id));
+    }
+    const due = await load(await makeCampaign(db));
+    await seedLeads(db, due.id, [{}]);
+    const batches: string[][] = [];
+    const nextDueMany = db.queue.nextDueMany.bind(db.queue);
+    const counting = (ids: string[]) => {
+      batches.push(ids);
+      return nextDueMany(ids);
+    };
+    const spied = Object.create(db, { queue: { value: Object.assign(Object.create(db.queue), { nextDueMany: counting }) } }) as Store;
+    const batched = new Schedule(spied, IDLE, 1000);
+    const asked: string[] = [];
+    const ask = async (c: { id: string }) => {
+      asked.push(c.id);
+      return 'idle' as const;
+    };
+    expect(await batched.pass([...idle, due], ask, { now: Date.now, stopping: () => false })).toBe('done');
+    expect(batches).toEqual([[...idle, due].map((c) => c.id)]);
+    // the campaign with a lead due is asked; the others wait for the poll, as one at a time would have them
+    expect(asked).toEqual([due.id]);
+    for (const c of idle) expect(await batched.isDue(c, Date.now())).toBe(false);
   });
 });

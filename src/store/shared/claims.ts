@@ -34,9 +34,10 @@ export const unheld = sql`claimed_by is null`;
  * with a long list it then hashes the whole list and reads the campaign's
  * whole due range instead of walking it in order up to the claim's limit. A
  * lead with no number yet (prefetch) passes; its number is checked right
- * before its call (QueueStore.open).
+ * before its call (QueueStore.open). `campaignId` is a value, or a column of
+ * an outer query (one statement over many campaigns).
  */
-export const notListed = (campaignId: string) => sql`(select 1 from dnc d
+export const notListed = (campaignId: string | RawBuilder<unknown>) => sql`(select 1 from dnc d
   where d.company_id = (select company_id from campaigns where id = ${campaignId}) and d.phone_number = leads.phone_number limit 1) is null`;
 
 /** a claimed row as both claim statements return it */
@@ -106,6 +107,12 @@ export abstract class SharedClaimStore {
   protected abstract claimRows(r: ClaimRequest): Promise<ClaimRow[]>;
   abstract claimPlan(r: ClaimRequest): Promise<string[]>;
   abstract nextDue(campaignId: string, now: number | null): Promise<number | null>;
+  /** nextDue(id, null) of each campaign; one statement each here (in-process SQLite), one for all on PostgreSQL */
+  async nextDueMany(campaignIds: readonly string[]): Promise<Map<string, number | null>> {
+    const firsts = new Map<string, number | null>();
+    for (const id of campaignIds) firsts.set(id, await this.nextDue(id, null));
+    return firsts;
+  }
   abstract withoutZones(o: {
     campaignId?: string;
     limit: number;
