@@ -1,4 +1,5 @@
 /** Companies and campaigns, as the operator CLI and the dashboard create them. */
+import { forgetCampaign } from './cache.js';
 import { type Secrets, secretsFor } from '../crypto/secrets.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -101,7 +102,7 @@ export async function updateCampaign(
   name?: string,
 ): Promise<CampaignRow> {
   const values = { ...definedOnly(settings), ...(name === undefined ? {} : { name }) };
-  return store.transaction(async (tx) => {
+  const row = await store.transaction(async (tx) => {
     const current = await tx.campaigns.byId(campaignId);
     if (!current) throw new AppError('not_found', `campaign ${campaignId} not found`);
     checkSettings({ ...current, ...values }, values);
@@ -109,6 +110,8 @@ export async function updateCampaign(
     await tx.campaigns.update(campaignId, stored);
     return { ...current, ...stored };
   });
+  forgetCampaign(store, campaignId);
+  return row;
 }
 
 export const getCampaign = (store: Store, campaignId: string): Promise<CampaignRow | undefined> => store.campaigns.byId(campaignId);
@@ -120,13 +123,17 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 /** clears a pause; false when the campaign was not paused */
 export async function resumeCampaign(store: Store, campaignId: string): Promise<boolean> {
   if (!(await store.campaigns.byId(campaignId))) throw new AppError('not_found', `campaign ${campaignId} not found`);
-  return store.campaigns.resume(campaignId);
+  const resumed = await store.campaigns.resume(campaignId);
+  forgetCampaign(store, campaignId);
+  return resumed;
 }
 
 /** the campaign, its leads and their attempts, and the keys restricted to it; the number of leads deleted */
 export async function deleteCampaign(store: Store, campaignId: string): Promise<number> {
-  return store.transaction(async (tx) => {
+  const leads = await store.transaction(async (tx) => {
     if (!(await tx.campaigns.byId(campaignId))) throw new AppError('not_found', `campaign ${campaignId} not found`);
     return tx.campaigns.remove(campaignId);
   });
+  forgetCampaign(store, campaignId);
+  return leads;
 }

@@ -3,6 +3,7 @@
  * schema-validated; this file decides campaign access, deduplication and
  * atomicity, and throws AppError for everything the client must be told.
  */
+import { cachedCampaign } from '../campaigns/cache.js';
 import { AppError, MESSAGES, validation } from '../errors.js';
 import { newIds } from '../ids.js';
 import type { CampaignRow } from '../store/campaigns.js';
@@ -50,11 +51,7 @@ export interface ListPage {
 }
 
 type Denial = 'not_found' | 'forbidden';
-const CAMPAIGN_CACHE_MS = 1000;
-
 export class LeadService {
-  private readonly campaigns = new Map<string, { row: CampaignRow | undefined; until: number }>();
-
   constructor(
     private readonly store: Store,
     private readonly now: () => number = Date.now,
@@ -181,15 +178,9 @@ export class LeadService {
     return campaign;
   }
 
-  /** campaigns are read on every request; a 1 s cache keeps that off the database */
-  private async campaign(id: string): Promise<CampaignRow | undefined> {
-    const now = this.now();
-    const hit = this.campaigns.get(id);
-    if (hit && hit.until > now) return hit.row;
-    const row = await this.store.campaigns.byId(id);
-    if (this.campaigns.size > 10_000) this.campaigns.clear();
-    this.campaigns.set(id, { row, until: now + CAMPAIGN_CACHE_MS });
-    return row;
+  /** campaigns are read on every request: campaigns/cache.ts keeps that off the database */
+  private campaign(id: string): Promise<CampaignRow | undefined> {
+    return cachedCampaign(this.store, id, this.now());
   }
 }
 

@@ -101,6 +101,8 @@ describe.each(await availableStores())('campaign administration in the dashboard
     expect((await b.post(`/dashboard/campaigns/${campaignId}/delete`)).status).toBe(404);
 
     expect((await a.get(`/dashboard/campaigns/${campaignId}`)).body).toContain(`/dashboard/campaigns/${campaignId}/delete`);
+    // the API has read the campaign (and keeps it a second, campaigns/cache.ts)
+    expect((await f.request('GET', '/api/v1/leads', { key: f.keys.readA, query: { campaignId } })).status).toBe(200);
     const confirm = await a.get(`/dashboard/campaigns/${campaignId}/delete`);
     expect(confirm.body).toContain('Its 3 leads and their call history are deleted with it');
     expect(confirm.body).toContain('The 1 API key restricted to this campaign is deleted too');
@@ -109,6 +111,8 @@ describe.each(await availableStores())('campaign administration in the dashboard
     expect((await a.get(deleted.location!)).body).toContain('Campaign deleted, with its 3 leads.');
 
     expect(await campaignRow(campaignId)).toBeUndefined();
+    // at once, not a second later: the API's cache dropped the campaign this process deleted
+    expect((await f.request('GET', '/api/v1/leads', { key: f.keys.readA, query: { campaignId } })).status).toBe(404);
     const leads = await f.db.kysely.selectFrom('leads').select('id').where('campaign_id', '=', campaignId).execute();
     expect(leads).toEqual([]);
     expect(await f.db.kysely.selectFrom('api_keys').select('id').where('name', '=', 'doomed key').execute()).toEqual([]);
