@@ -32,6 +32,7 @@ import { dialerRow, pendingDialer } from './rows/dialer.js';
 import { listRow, pagesRow } from './rows/list.js';
 import { limiterRow, smallCallRows } from './rows/small.js';
 import { speedRows } from './rows/speed.js';
+import { eventsRow } from './rows/events.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -66,6 +67,7 @@ const S = quick
       idleSeconds: 2,
       speedSamples: 5,
       speedGapMs: 100,
+      events: 200,
     }
   : {
       bulk: 1000,
@@ -85,6 +87,7 @@ const S = quick
       idleSeconds: 30,
       speedSamples: 100,
       speedGapMs: 300,
+      events: 5000,
     };
 /** calls in flight per dialer worker in row 7 (the campaign's concurrency setting) */
 const DIALER_CONCURRENCY = Number(option('dialer-concurrency') ?? 50);
@@ -127,7 +130,8 @@ async function benchStore(kind) {
   await store.db.close();
 
   const logFile = (name) => join(tmp, `${kind}-${name}.log`);
-  const leadline = await startLeadline({ DATABASE_URL: store.url }, logFile('leadline'), serverOpts);
+  // its deliverer posts row 12's events to a receiver on 127.0.0.1, which the outbound policy refuses by default
+  const leadline = await startLeadline({ DATABASE_URL: store.url, OUTBOUND_ALLOW: '127.0.0.0/8' }, logFile('leadline'), serverOpts);
   const floor = await startFloor(store.url, logFile('floor'));
   const ctx = {
     kind,
@@ -156,6 +160,7 @@ async function benchStore(kind) {
     if (wants(6) && process.env.BENCH_REDIS_URL !== '') await limiterRow(ctx, tenantKeys);
     if (dialer) await dialerRow(ctx, DIALER_CONCURRENCY);
     if (wants(10) || wants(11)) await speedRows(ctx);
+    if (wants(12)) await eventsRow(ctx);
   } finally {
     ctx.rss.unshift({ store: kind, mode: 'memory limiter', mb: await leadline.stop() });
     for (const s of ctx.servers) await s.stop();
