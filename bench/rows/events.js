@@ -12,9 +12,9 @@
  * recording each try in the delivery log, as the endpoint's log must show
  * every try.
  *
- * The outbox's own cost on a bulk create needs no row of its own: row 1's
- * floor writes no event, so row 1's ratio is leadline's bulk create with its
- * outbox row against a bulk create without one.
+ * The outbox's cost on a bulk create needs no row of its own: row 1's floor
+ * writes no event, so row 1's ratio bounds it (everything leadline adds to a
+ * bulk create, the outbox row included, against a bulk create without one).
  */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
