@@ -4,8 +4,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
+import { sqliteDriver } from '../../dist/db/sqlite-driver.js';
 
 const BEGIN = '<!-- bench:results:begin (written by npm run bench) -->';
 const END = '<!-- bench:results:end -->';
@@ -40,6 +42,16 @@ function git(args) {
   }
 }
 
+/** the SQLite driver leadline loads on this Node (src/db/sqlite-driver.ts), with the version installed */
+function sqliteDriverVersion() {
+  const pkg = sqliteDriver === 'better-sqlite3@13' ? 'better-sqlite3-13' : 'better-sqlite3';
+  try {
+    return `better-sqlite3 ${createRequire(import.meta.url)(`${pkg}/package.json`).version}`;
+  } catch {
+    return sqliteDriver;
+  }
+}
+
 function machine() {
   const cpus = os.cpus();
   const commit = git(['rev-parse', '--short', 'HEAD']);
@@ -49,6 +61,7 @@ function machine() {
     memory: `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`,
     os: `${os.type()} ${os.release()}`,
     node: process.version,
+    sqlite: sqliteDriverVersion(),
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     commit: commit ? commit + dirty : 'unknown',
     load: os
@@ -114,7 +127,8 @@ function sideBySide(dir, rows, m) {
     lines.push(`| ${k.n} | ${k.name} | ${k.store ?? ''} | ${cellsOf.join(' | ')} |`);
   }
   const runsLine = runs.map(
-    (run) => `Node ${run.machine.node.slice(1)}: ${run.machine.date}, commit ${run.machine.commit}, load at the end ${run.machine.load}`,
+    (run) =>
+      `Node ${run.machine.node.slice(1)} (SQLite driver: ${run.machine.sqlite ?? 'not recorded'}): ${run.machine.date}, commit ${run.machine.commit}, load at the end ${run.machine.load}`,
   );
   return ['', '### Node versions side by side', '', ...runsLine.map((l) => `- ${l}`), '', ...lines];
 }
@@ -124,7 +138,7 @@ export function writeReport(path, rows, { seconds, notes, sizes, plans = [] }) {
   const runtimes = sideBySide(join(path, '..', 'bench', 'results'), rows, m);
   const block = [
     BEGIN,
-    `Run of ${m.date} — ${m.cpu}, ${m.memory}, ${m.os}, Node ${m.node}, commit ${m.commit};`,
+    `Run of ${m.date} — ${m.cpu}, ${m.memory}, ${m.os}, Node ${m.node} (SQLite driver: ${m.sqlite}), commit ${m.commit};`,
     `load average at the end ${m.load}; the whole run took ${seconds.toFixed(0)} s.`,
     `Sizes: bulk ${sizes.bulk} leads, ${sizes.rounds * sizes.perRound} timed requests per side per latency row,`,
     `list page ${sizes.list}, big campaign ${sizes.big.toLocaleString('en-US')} leads, throughput ${sizes.tpRounds} × ${sizes.seconds} s per side at 50 connections.`,
