@@ -9,7 +9,7 @@
 import type { CampaignRow } from '../store/campaigns.js';
 import type { Store } from '../store/index.js';
 
-export const CAMPAIGN_CACHE_MS = 1000;
+const CAMPAIGN_CACHE_MS = 1000;
 /** past this many entries the cache starts over: a bound on memory, not a policy */
 const MAX_ENTRIES = 10_000;
 
