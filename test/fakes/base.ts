@@ -23,7 +23,9 @@ export interface FakeReply {
   body?: unknown;
 }
 
-export type Misbehaviour = 'hang' | 'reset';
+/** hang: never answer; reset: drop the connection after reading the request; slow: answer after SLOW_MS */
+export type Misbehaviour = 'hang' | 'reset' | 'slow';
+const SLOW_MS = 400;
 
 export class FakeHttp {
   readonly requests: FakeRequest[] = [];
@@ -58,6 +60,7 @@ export class FakeHttp {
         const m = fake!.misbehave.shift();
         if (m === 'hang') return; // the socket stays open until close()
         if (m === 'reset') return req.socket.destroy();
+        if (m === 'slow') return void setTimeout(() => send(res, route(r)), SLOW_MS);
         send(res, route(r));
       });
     });

@@ -66,6 +66,33 @@ describe.each(await availableStores())('the dialer through the platforms on %s',
     }
   });
 
+  it.each(PLATFORM_NAMES)(
+    '%s: a create in flight when the dialer aborts runs to its answer, and the call it placed is hung up at once',
+    async (name) => {
+      const p = await startCase(name);
+      try {
+        const campaignId = await makeCampaign(db, p.settings(p.baseUrl));
+        const [lead] = await seedLeads(db, campaignId, [{}]);
+        p.slowNextCreate();
+        const w = worker(campaignId);
+        const running = w.run();
+        while (p.creates().length === 0) await new Promise((r) => setTimeout(r, 5));
+        // no grace: the call in flight (its create unanswered) is aborted at once
+        await w.stop(0);
+        await running;
+        expect(p.creates()).toHaveLength(1);
+        expect(p.hangUps()).toHaveLength(1);
+        // placed, so recorded: the attempt waits for the platform's report of the call's end
+        const [attempt, ...more] = await attemptRows(db, lead!);
+        expect(more).toEqual([]);
+        expect(attempt).toMatchObject({ state: 'accepted', counts: 1 });
+        expect(p.hangUps()[0]!.path + p.hangUps()[0]!.raw).toContain(attempt!.provider_call_id!);
+      } finally {
+        await p.close();
+      }
+    },
+  );
+
   it('--calls-per-second spaces the calls a dialer starts for the campaign', async () => {
     const p = await startCase('twilio');
     try {

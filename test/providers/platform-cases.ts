@@ -41,6 +41,8 @@ export interface PlatformCase {
   /** the terminal webhook signed with the wrong secret */
   forged(id: string): Webhook;
   refuseNextCreate(): void;
+  /** the next create-call answers (and places its call) only after a while */
+  slowNextCreate(): void;
   /** the call is live (answered, talking) on the platform */
   live(id: string): void;
   /** the platform no longer knows the call */
@@ -77,6 +79,7 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
             f.webhook(id, 'end-of-call-report', { auth: 'hmac', hmacSecret: 'nope' }),
           ),
         refuseNextCreate: () => f.refuseNextCreate(429),
+        slowNextCreate: () => f.http.next('slow'),
         live: (id) => f.setStatus(id, 'in-progress'),
         forget: (id) => f.forget(id),
         hangUps: () => f.http.requests.filter((r) => r.path.startsWith('/control/')),
@@ -107,6 +110,7 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         progress: (id) => after(f.start(id), () => f.webhook(id, 'call_started')),
         forged: (id) => after(f.end(id, { reason: 'user_hangup' }), () => f.webhook(id, 'call_ended', { key: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(429),
+        slowNextCreate: () => f.http.next('slow'),
         live: (id) => f.start(id),
         forget: (id) => f.forget(id),
         hangUps: () => f.http.requests.filter((r) => r.path.startsWith('/v2/stop-call/')),
@@ -133,6 +137,7 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         progress: (id) => after(f.end(id, { status: 'completed', answered_by: 'human' }), () => f.webhook(id, { delayed: true })),
         forged: (id) => after(f.end(id, { status: 'completed', answered_by: 'human' }), () => f.webhook(id, { secret: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(429),
+        slowNextCreate: () => f.http.next('slow'),
         live: (id) => f.start(id),
         forget: (id) => f.forget(id),
         hangUps: () => f.http.requests.filter((r) => r.path.endsWith('/stop')),
@@ -157,6 +162,7 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         progress: (id) => after(f.setStatus(id, 'ringing'), () => f.webhook(id)),
         forged: (id) => after(f.setStatus(id, 'completed', { duration: 1 }), () => f.webhook(id, { token: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(),
+        slowNextCreate: () => f.http.next('slow'),
         live: (id) => f.setStatus(id, 'in-progress'),
         forget: (id) => f.forget(id),
         hangUps: () =>

@@ -62,7 +62,26 @@ export function platformProvider(
   // lookups and hang-ups send no callback URL
   const plain: PlatformContext = { ...ctx, callbackUrl: '' };
   return {
-    place: (call, signal) => platform.place(call, { ...ctx, callbackUrl: callbackUrl(publicUrl, platform.name, call.attemptId) }, signal),
+    /**
+     * The create is never cut short by the dialer's own abort (a lost claim, a shutdown past its
+     * grace): cut, a call the platform had placed would go on with no id to end it by until the
+     * call timeout. It runs to its answer (PLATFORM_TIMEOUT_MS at most), and a call it placed for
+     * an aborted attempt is hung up at once; the attempt stays open for the platform's report of
+     * the call's end, as for any accepted call.
+     */
+    place: async (call, signal) => {
+      const result = await platform.place(
+        call,
+        { ...ctx, callbackUrl: callbackUrl(publicUrl, platform.name, call.attemptId) },
+        new AbortController().signal,
+      );
+      if (signal.aborted && result.kind === 'accepted' && result.providerCallId !== null) {
+        const ref = { attemptId: call.attemptId, providerCallId: result.providerCallId, control: result.control ?? null };
+        // a hang-up that fails leaves the call to reconciliation at the call timeout, which hangs up what is still live
+        await platform.hangUp(ref, plain, AbortSignal.timeout(PLATFORM_TIMEOUT_MS)).catch(() => {});
+      }
+      return result;
+    },
     lookup: (ref, signal) => platform.lookup(ref, plain, signal),
     hangUp: (ref, signal) => platform.hangUp(ref, plain, signal),
   };
