@@ -17,6 +17,7 @@ import { Dashboard } from './dashboard.js';
 import { accessHook, sessionHook } from './guard.js';
 import { authRoutes } from './routes/auth.js';
 import { campaignRoutes } from './routes/campaigns.js';
+import { dncRoutes } from './routes/dnc.js';
 import { keyRoutes } from './routes/keys.js';
 import { leadRoutes } from './routes/leads.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -122,5 +123,6 @@ export function dashboard(deps: WebDeps) {
     await app.register(leadRoutes(dash));
     await app.register(userRoutes(dash));
     await app.register(keyRoutes(dash));
+    await app.register(dncRoutes(dash));
   };
 }

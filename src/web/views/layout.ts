@@ -106,7 +106,17 @@ export const count = (n: number) => n.toLocaleString('en-US');
 /** a confirmation page: the only way to a destructive POST, so it works without JavaScript */
 export function confirmPage(
   viewer: Viewer,
-  o: { title: string; section: Section; question: Html; action: string; button: string; cancel: string; safe?: boolean },
+  o: {
+    title: string;
+    section: Section;
+    question: Html;
+    action: string;
+    button: string;
+    cancel: string;
+    safe?: boolean;
+    /** what the confirmed post carries besides the token (e.g. the numbers to remove) */
+    fields?: Record<string, string>;
+  },
 ): string {
   return page(
     { title: o.title, section: o.section, viewer },
@@ -115,6 +125,7 @@ export function confirmPage(
   ${o.question}
   <form method="post" action="${o.action}" class="actions">
     ${csrfField(viewer.csrfToken)}
+    ${Object.entries(o.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
     <button type="submit"${o.safe ? '' : html` class="danger"`} autofocus>${o.button}</button>
     <a class="button secondary" href="${o.cancel}">Cancel</a>
   </form>
