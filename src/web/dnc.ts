@@ -13,7 +13,7 @@ import type { Store } from '../store/index.js';
 const PAGE_SIZE = '50';
 const STORABLE = new RegExp(STORABLE_TEXT, 'u');
 
-export type DncField = 'numbers' | 'reason' | 'phoneNumber';
+type DncField = 'numbers' | 'reason' | 'phoneNumber';
 export interface DncFieldError {
   field: DncField;
   message: string;
@@ -27,7 +27,7 @@ export class DncFormErrors extends AppError {
 }
 
 /** a textarea's numbers: one a line or comma-separated, spaces around them ignored */
-export const splitNumbers = (text: string): string[] =>
+const splitNumbers = (text: string): string[] =>
   text
     .split(/[\n,]/)
     .map((n) => n.trim())
