@@ -20,6 +20,7 @@ import { createUser, type IssuedPassword, listUsers, removeUser, resetPassword }
 import { campaignName } from './campaign-form.js';
 import { type Activity, activity, type LeadDialerView, leadDialer, recycle } from './activity.js';
 import { DncDesk } from './dnc.js';
+import { WebhookDesk } from './webhooks.js';
 
 export type Counts = Record<LeadStatus, number> & { total: number };
 export interface CampaignSummary {
@@ -60,6 +61,8 @@ export class Dashboard {
   private readonly leads: LeadService;
   /** Company settings → Do-not-call list */
   readonly dnc: DncDesk;
+  /** Company settings → Webhooks */
+  readonly webhooks: WebhookDesk;
 
   constructor(
     private readonly store: Store,
@@ -71,6 +74,7 @@ export class Dashboard {
   ) {
     this.leads = new LeadService(store, now);
     this.dnc = new DncDesk(store, now);
+    this.webhooks = new WebhookDesk(store, now, secrets);
   }
 
   async campaigns(companyId: string): Promise<CampaignSummary[]> {

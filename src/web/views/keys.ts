@@ -9,6 +9,7 @@ type Key = Awaited<ReturnType<Dashboard['keys']>>[number];
 const TABS = [
   ['keys', 'API keys', '/settings/keys'],
   ['users', 'Users', '/settings/users'],
+  ['webhooks', 'Webhooks', '/settings/webhooks'],
   ['dnc', 'Do-not-call list', '/settings/dnc'],
 ] as const;
 
