@@ -2,7 +2,7 @@
 import type { DncFieldError } from '../dnc.js';
 import { type Html, html, href } from '../html.js';
 import { settingsTabs } from './keys.js';
-import { badge, confirmPage, count, csrfField, notice, page, type Viewer, when } from './layout.js';
+import { badge, confirmPage, count, csrfField, fieldState, notice, page, type Viewer, when } from './layout.js';
 
 interface Entry {
   phoneNumber: string;
@@ -41,16 +41,6 @@ function doneMessage(d: DncView['done']): string | null {
     return `${plural(removed, 'number was', 'numbers were')} taken off the list${notListed ? `; ${plural(notListed, 'was', 'were')} not listed` : ''}. Their leads can be called again.`;
   }
   return null;
-}
-
-/** the field's own error, tied to its input; the first invalid field gets the focus (as on the campaign form) */
-function fieldState(field: DncFieldError['field'], errors: readonly DncFieldError[]): { attrs: Html; message: Html } {
-  const error = errors.find((e) => e.field === field);
-  if (!error) return { attrs: html``, message: html`` };
-  return {
-    attrs: html` aria-invalid="true" aria-describedby="e-${field}"${errors[0] === error ? html` autofocus` : ''}`,
-    message: html`<div class="field-error" id="e-${field}">${error.message}</div>`,
-  };
 }
 
 function searchResult(s: NonNullable<DncView['search']>): Html {

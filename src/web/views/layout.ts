@@ -93,6 +93,21 @@ export function notice(kind: 'ok' | 'warn' | 'error', message: Html | string | n
   return message ? html`<div class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${message}</div>` : html``;
 }
 
+/**
+ * A form field's own error, tied to its input (aria-invalid, aria-describedby
+ * its message, with id e-<field>); the first invalid field of the form gets
+ * the focus, with autofocus so without JavaScript too.
+ */
+export function fieldState<F extends string>(field: F, errors: readonly { field: F; message: string }[]): { attrs: Html; message: Html } {
+  const error = errors.find((e) => e.field === field);
+  if (!error) return { attrs: html``, message: html`` };
+  const first = errors[0]!.field === field;
+  return {
+    attrs: html` aria-invalid="true" aria-describedby="e-${field}"${first ? html` autofocus` : ''}`,
+    message: html`<div class="field-error" id="e-${field}">${error.message}</div>`,
+  };
+}
+
 export const badge = (value: string) => html`<span class="badge ${value}">${value}</span>`;
 
 /** times are shown in UTC, labelled, so two operators in different zones read the same thing */

@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '../../store/events.js';
 import { type Html, html, href, seg } from '../html.js';
 import { eventField, type WebhookField, type WebhookView } from '../webhooks.js';
 import { settingsTabs } from './keys.js';
-import { badge, confirmPage, csrfField, notice, page, type Viewer, when } from './layout.js';
+import { badge, confirmPage, csrfField, fieldState, notice, page, type Viewer, when } from './layout.js';
 
 const DONE: Record<string, string> = {
   deleted: 'The endpoint was deleted, with its delivery log. Nothing more is sent to it.',
@@ -29,10 +29,9 @@ function createForm(
   o: { error?: { field: WebhookField; message: string }; values?: Record<string, string | undefined> },
 ): Html {
   const values = o.values ?? {};
-  const invalid = (field: WebhookField) =>
-    o.error?.field === field ? html` aria-invalid="true" aria-describedby="e-${field}" autofocus` : '';
-  const message = (field: WebhookField) =>
-    o.error?.field === field ? html`<div class="field-error" id="e-${field}">${o.error.message}</div>` : '';
+  const errors = o.error ? [o.error] : [];
+  const invalid = (field: WebhookField) => fieldState(field, errors).attrs;
+  const message = (field: WebhookField) => fieldState(field, errors).message;
   return html`<div class="card" id="create">
 <h2>Add an endpoint</h2>
 <form method="post" action="${href('/settings/webhooks')}">
