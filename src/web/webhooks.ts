@@ -22,16 +22,14 @@ import {
 const PAGE_SIZE = 50;
 
 export type WebhookView = WebhookSummary & { campaignName: string | null };
-export type WebhookField = 'url' | 'events' | 'campaignId';
 
-/** a refused form: the service's message, on the field it names ("url: …", "events: …") */
+/**
+ * A refused URL: the service's message ("url: …") shown on the URL field.
+ * The form cannot name an unknown event type (there is a checkbox per known
+ * one) nor another company's campaign (only the company's are offered).
+ */
 export class WebhookFormError extends Error {
-  constructor(
-    readonly field: WebhookField,
-    message: string,
-  ) {
-    super(message);
-  }
+  readonly field = 'url' as const;
 }
 
 /** the ticked event types: one checkbox each (`event.<type>`), since a form field given twice keeps only its last value */
@@ -69,9 +67,8 @@ export class WebhookDesk {
       );
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      const field = /^(url|events): /.exec(err.message)?.[1] as WebhookField | undefined;
-      if (err.code === 'validation' && field) throw new WebhookFormError(field, err.message.slice(field.length + 2));
-      // only the company's campaigns are offered: another one is a forged form
+      if (err.code === 'validation' && err.message.startsWith('url: ')) throw new WebhookFormError(err.message.slice('url: '.length));
+      // a forged form's campaign of another company: as any other id of another company
       if (err.code === 'not_found' && campaignId) throw new AppError('not_found', MESSAGES.notFound);
       throw err;
     }

@@ -185,6 +185,7 @@ describe.each(await availableStores())('dashboard webhooks on %s', (kind) => {
       expect(rows(first.body).every((m) => m[1] === 'lead.created')).toBe(true);
       expect(first.body).toContain('<td data-label="Response" class="num">200</td>');
       expect(first.body).toMatch(/<td data-label="Latency" class="num">\d+ ms<\/td>/);
+      expect(first.body).toMatch(/<td data-label="Time">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/td>/);
       const older = /href="([^"]+)" rel="next"|rel="next" href="([^"]+)">Older/.exec(first.body)!;
       const second = await a.get((older[1] ?? older[2])!.replaceAll('&amp;', '&'));
       expect(rows(second.body).map((m) => m[2])).toEqual(tries.slice(50).map((t) => t.message_id));

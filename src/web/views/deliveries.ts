@@ -13,7 +13,7 @@ export function deliveriesPage(
   const failed = o.failedOnly ? '1' : undefined;
   const rows = o.tries.map(
     (d) => html`<tr>
-  <td>${when(Date.parse(d.at))}</td>
+  <td>${when(Date.parse(d.at), { seconds: true })}</td>
   <td><span class="mono">${d.type}</span><div class="muted mono">${d.messageId}</div></td>
   <td class="num">${d.try}</td>
   <td>${badge(d.ok ? 'ok' : 'failed')}${d.error ? html`<div class="muted">${d.error}</div>` : ''}</td>

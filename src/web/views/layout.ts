@@ -111,9 +111,12 @@ export function fieldState<F extends string>(field: F, errors: readonly { field:
 export const badge = (value: string) => html`<span class="badge ${value}">${value}</span>`;
 
 /** times are shown in UTC, labelled, so two operators in different zones read the same thing */
-export function when(ms: number | null | undefined): string {
+export function when(ms: number | null | undefined, o: { seconds?: boolean } = {}): string {
   if (ms === null || ms === undefined) return '—';
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `${new Date(ms)
+    .toISOString()
+    .slice(0, o.seconds ? 19 : 16)
+    .replace('T', ' ')} UTC`;
 }
 
 export const count = (n: number) => n.toLocaleString('en-US');

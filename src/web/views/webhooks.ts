@@ -2,7 +2,7 @@
 import type { CampaignTable } from '../../db/schema.js';
 import { EVENT_TYPES } from '../../store/events.js';
 import { type Html, html, href, seg } from '../html.js';
-import { eventField, type WebhookField, type WebhookView } from '../webhooks.js';
+import { eventField, type WebhookView } from '../webhooks.js';
 import { settingsTabs } from './keys.js';
 import { badge, confirmPage, csrfField, fieldState, notice, page, type Viewer, when } from './layout.js';
 
@@ -26,23 +26,20 @@ function status(v: Viewer, w: WebhookView): Html {
 function createForm(
   v: Viewer,
   campaigns: readonly CampaignTable[],
-  o: { error?: { field: WebhookField; message: string }; values?: Record<string, string | undefined> },
+  o: { error?: { field: 'url'; message: string }; values?: Record<string, string | undefined> },
 ): Html {
   const values = o.values ?? {};
-  const errors = o.error ? [o.error] : [];
-  const invalid = (field: WebhookField) => fieldState(field, errors).attrs;
-  const message = (field: WebhookField) => fieldState(field, errors).message;
+  const url = fieldState('url', o.error ? [o.error] : []);
   return html`<div class="card" id="create">
 <h2>Add an endpoint</h2>
 <form method="post" action="${href('/settings/webhooks')}">
   ${csrfField(v.csrfToken)}
   <div class="field"><label for="f-url">URL</label>
-    <input id="f-url" name="url" type="url" required maxlength="2000" value="${values.url ?? ''}" placeholder="https://crm.example.com/leadline"${invalid('url')}>
-    ${message('url')}
+    <input id="f-url" name="url" type="url" required maxlength="2000" value="${values.url ?? ''}" placeholder="https://crm.example.com/leadline"${url.attrs}>
+    ${url.message}
     <div class="hint">Events are POSTed there, signed (Standard Webhooks). Internal addresses are refused at delivery unless OUTBOUND_ALLOW allows them.</div></div>
-  <fieldset class="field"${invalid('events')}><legend>Events <span class="muted">(none ticked: every type)</span></legend>
+  <fieldset class="field"><legend>Events <span class="muted">(none ticked: every type)</span></legend>
     ${EVENT_TYPES.map((t) => html`<label><input type="checkbox" name="${eventField(t)}" value="on"${values[eventField(t)] !== undefined ? html` checked` : ''}> <span class="mono">${t}</span></label>`)}
-    ${message('events')}
   </fieldset>
   <div class="field"><label for="f-campaignId">Campaign</label>
     <select id="f-campaignId" name="campaignId">
@@ -59,7 +56,7 @@ export function webhooksPage(
   o: {
     hooks: readonly WebhookView[];
     campaigns: readonly CampaignTable[];
-    error?: { field: WebhookField; message: string };
+    error?: { field: 'url'; message: string };
     values?: Record<string, string | undefined>;
     done?: string;
   },
