@@ -12,6 +12,8 @@ import type { DncEntry, DncSource } from '../store/dnc.js';
 import type { Store } from '../store/index.js';
 
 export const MAX_DNC_BATCH = 1000;
+/** the longest reason kept with a listing (the API's schema and the dashboard's form) */
+export const MAX_DNC_REASON = 500;
 export const E164 = /^\+[1-9][0-9]{1,14}$/;
 const CAMPAIGN_KEY_REFUSED = "A campaign's key cannot use the company's do-not-call list; use a company-wide key";
 

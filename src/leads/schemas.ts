@@ -22,7 +22,7 @@ export const phoneNumber = {
  * store one as sent). Ajv compiles patterns with the `u` flag, so a valid
  * surrogate pair (an emoji) is one code point and passes.
  */
-const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
+export const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
 export const externalId = {
   type: 'string',
   minLength: 1,

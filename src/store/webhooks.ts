@@ -43,7 +43,8 @@ export interface WebhookStore {
   /** writes a round's outcome and keeps the lease, if `owner` still holds it (false: it does not; nothing written) */
   settle(id: string, owner: string, s: Settlement, leaseUntil: number): Promise<boolean>;
   release(id: string, owner: string): Promise<void>;
-  deliveries(webhookId: string, failedOnly: boolean, limit: number): Promise<DeliveryRow[]>;
+  /** the latest tries first; `before`: only those logged before that try's id (the next page) */
+  deliveries(webhookId: string, failedOnly: boolean, limit: number, before?: number): Promise<DeliveryRow[]>;
   /** deletes tries logged before `before`; how many */
   pruneDeliveries(before: number): Promise<number>;
 }
@@ -151,9 +152,10 @@ export class KyselyWebhookStore implements WebhookStore {
       .execute();
   }
 
-  async deliveries(webhookId: string, failedOnly: boolean, limit: number): Promise<DeliveryRow[]> {
+  async deliveries(webhookId: string, failedOnly: boolean, limit: number, before?: number): Promise<DeliveryRow[]> {
     let q = this.ex.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
     if (failedOnly) q = q.where('ok', '=', 0);
+    if (before !== undefined) q = q.where('id', '<', before);
     const rows = await q.orderBy('id', 'desc').limit(limit).execute();
     return rows.map((r) => ({
       ...r,

@@ -19,6 +19,8 @@ import type { LeadRow } from '../store/leads.js';
 import { createUser, type IssuedPassword, listUsers, removeUser, resetPassword } from './accounts.js';
 import { campaignName } from './campaign-form.js';
 import { type Activity, activity, type LeadDialerView, leadDialer, recycle } from './activity.js';
+import { DncDesk } from './dnc.js';
+import { WebhookDesk } from './webhooks.js';
 
 export type Counts = Record<LeadStatus, number> & { total: number };
 export interface CampaignSummary {
@@ -57,6 +59,10 @@ const companyWide = (companyId: string): Access => ({ companyId, campaignId: nul
 
 export class Dashboard {
   private readonly leads: LeadService;
+  /** Company settings → Do-not-call list */
+  readonly dnc: DncDesk;
+  /** Company settings → Webhooks */
+  readonly webhooks: WebhookDesk;
 
   constructor(
     private readonly store: Store,
@@ -67,6 +73,8 @@ export class Dashboard {
     private readonly secrets: Secrets = secretsFor(undefined),
   ) {
     this.leads = new LeadService(store, now);
+    this.dnc = new DncDesk(store, now);
+    this.webhooks = new WebhookDesk(store, now, secrets);
   }
 
   async campaigns(companyId: string): Promise<CampaignSummary[]> {

@@ -17,10 +17,12 @@ import { Dashboard } from './dashboard.js';
 import { accessHook, sessionHook } from './guard.js';
 import { authRoutes } from './routes/auth.js';
 import { campaignRoutes } from './routes/campaigns.js';
+import { dncRoutes } from './routes/dnc.js';
 import { keyRoutes } from './routes/keys.js';
 import { leadRoutes } from './routes/leads.js';
 import { overviewRoutes } from './routes/overview.js';
 import { userRoutes } from './routes/users.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { send } from './routes/support.js';
 import { postLimitHook, SignInLimiter, type SignInLimits } from './signin-limit.js';
 import { errorPage, type Viewer } from './views/layout.js';
@@ -122,5 +124,7 @@ export function dashboard(deps: WebDeps) {
     await app.register(leadRoutes(dash));
     await app.register(userRoutes(dash));
     await app.register(keyRoutes(dash));
+    await app.register(webhookRoutes(dash));
+    await app.register(dncRoutes(dash));
   };
 }

@@ -181,21 +181,39 @@ export interface DeliverySummary {
   at: string;
 }
 
+/** the latest tries, newest first (`leadline webhook deliveries`) */
 export async function listDeliveries(
   store: Store,
   id: string,
   o: { failedOnly?: boolean; limit?: number; companyId?: string } = {},
 ): Promise<DeliverySummary[]> {
+  return (await deliveryPage(store, id, o)).tries;
+}
+
+/**
+ * One page of the log, newest first, and where the next (older) one starts:
+ * a try's id, so a page costs the same deep in a long log (the dashboard).
+ */
+export async function deliveryPage(
+  store: Store,
+  id: string,
+  o: { failedOnly?: boolean; limit?: number; companyId?: string; before?: number },
+): Promise<{ tries: DeliverySummary[]; next: number | null }> {
   await existing(store, id, o.companyId);
-  const rows = await store.webhooks.deliveries(id, o.failedOnly ?? false, o.limit ?? 100);
-  return rows.map((d: DeliveryRow) => ({
-    messageId: d.message_id,
-    type: d.event_type,
-    try: d.try,
-    ok: d.ok === 1,
-    statusCode: d.status_code,
-    latencyMs: d.latency_ms,
-    error: d.error,
-    at: new Date(d.created_at).toISOString(),
-  }));
+  const limit = o.limit ?? 100;
+  const rows = await store.webhooks.deliveries(id, o.failedOnly ?? false, limit + 1, o.before);
+  const tries = rows.slice(0, limit);
+  return {
+    tries: tries.map((d: DeliveryRow) => ({
+      messageId: d.message_id,
+      type: d.event_type,
+      try: d.try,
+      ok: d.ok === 1,
+      statusCode: d.status_code,
+      latencyMs: d.latency_ms,
+      error: d.error,
+      at: new Date(d.created_at).toISOString(),
+    })),
+    next: rows.length > limit ? tries.at(-1)!.id : null,
+  };
 }

@@ -4,14 +4,13 @@
  * ?limit=&cursor= (a page). Thin: src/compliance/dnc.ts decides.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { addToDnc, lookUpDnc, MAX_DNC_BATCH, pageDnc, removeFromDnc } from '../../compliance/dnc.js';
+import { addToDnc, lookUpDnc, MAX_DNC_BATCH, MAX_DNC_REASON, pageDnc, removeFromDnc } from '../../compliance/dnc.js';
 import { validation } from '../../errors.js';
-import { phoneNumber } from '../../leads/schemas.js';
+import { phoneNumber, STORABLE_TEXT } from '../../leads/schemas.js';
 import type { Store } from '../../store/index.js';
 import { sendOk } from '../envelope.js';
 import { addDncDoc, getDncDoc, removeDncDoc } from '../openapi-dnc.js';
 
-const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
 const phoneNumbers = { type: 'array', minItems: 1, maxItems: MAX_DNC_BATCH, items: phoneNumber } as const;
 
 const addBody = {
@@ -19,7 +18,7 @@ const addBody = {
   required: ['phoneNumbers'],
   properties: {
     phoneNumbers,
-    reason: { type: 'string', maxLength: 500, pattern: STORABLE_TEXT, description: 'why, kept with each number newly listed' },
+    reason: { type: 'string', maxLength: MAX_DNC_REASON, pattern: STORABLE_TEXT, description: 'why, kept with each number newly listed' },
   },
 } as const;
 const removeBody = { type: 'object', required: ['phoneNumbers'], properties: { phoneNumbers } } as const;

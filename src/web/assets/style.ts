@@ -39,8 +39,8 @@ td.empty { color: var(--muted); text-align: center; padding: 24px; }
 .badge.raw { color: #3d4a5c; background: #eef1f5; border-color: #c9d0da; }
 .badge.attempting { color: #0b4ea2; background: #e8f1ff; border-color: #a9c8f5; }
 .badge.exhausted { color: #8a4b00; background: #fff4e0; border-color: #f0c98a; }
-.badge.concluded, .badge.active { color: #126b33; background: #e8f7ee; border-color: #9fd8b4; }
-.badge.revoked { color: #8f1c13; background: #fdeceb; border-color: #f0b2ac; }
+.badge.concluded, .badge.active, .badge.enabled, .badge.listed, .badge.ok { color: #126b33; background: #e8f7ee; border-color: #9fd8b4; }
+.badge.revoked, .badge.disabled, .badge.failed { color: #8f1c13; background: #fdeceb; border-color: #f0b2ac; }
 form { margin: 0; }
 .field { margin: 0 0 14px; }
 .field label, .field legend { display: block; font-weight: 600; margin-bottom: 4px; }
@@ -49,7 +49,7 @@ form { margin: 0; }
 .field [aria-invalid="true"] { border-color: var(--danger); }
 fieldset.field { border: 0; padding: 0; }
 fieldset.field label { font-weight: 400; display: inline-flex; gap: 6px; margin-right: 18px; }
-input[type=text], input[type=email], input[type=password], input[type=url], input[type=number], input[type=search], select {
+input[type=text], input[type=email], input[type=password], input[type=url], input[type=number], input[type=search], select, textarea {
   font: inherit; padding: 7px 10px; border: 1px solid #aeb8c5; border-radius: 6px; width: 100%; max-width: 440px; background: #fff; color: var(--fg); }
 .toolbar { display: flex; gap: 10px; align-items: flex-end; flex-wrap: wrap; margin-bottom: 12px; }
 .toolbar .field { margin: 0; }

@@ -4,7 +4,7 @@ import type { CampaignTable } from '../../db/schema.js';
 import { LABELS, type Field, type FormValues } from '../campaign-form.js';
 import type { CampaignSummary } from '../dashboard.js';
 import { type Html, html, href, seg } from '../html.js';
-import { confirmPage, count, csrfField, notice, page, type Viewer } from './layout.js';
+import { confirmPage, count, csrfField, fieldState, notice, page, type Viewer } from './layout.js';
 import { LEAD_STATUSES } from '../../leads/lifecycle.js';
 
 const DONE: Record<string, (n: string | undefined) => string> = {
@@ -60,17 +60,6 @@ const HINTS: Partial<Record<Field | 'new_predial_secret', Html | string>> = {
 };
 
 type FieldError = { field: Field | 'name'; message: string };
-
-/** the field's own error, tied to its input; the first invalid field gets the focus (no script needed) */
-function fieldState(field: Field | 'name', errors: readonly FieldError[]): { attrs: Html; message: Html } {
-  const error = errors.find((e) => e.field === field);
-  if (!error) return { attrs: html``, message: html`` };
-  const first = errors[0]!.field === field;
-  return {
-    attrs: html` aria-invalid="true" aria-describedby="e-${field}"${first ? html` autofocus` : ''}`,
-    message: html`<div class="field-error" id="e-${field}">${error.message}</div>`,
-  };
-}
 
 function input(field: Field, values: FormValues, errors: readonly FieldError[], type = 'text', extra: Html | string = '') {
   const state = fieldState(field, errors);

@@ -6,10 +6,16 @@ import { badge, confirmPage, csrfField, notice, page, type Viewer, when } from '
 
 type Key = Awaited<ReturnType<Dashboard['keys']>>[number];
 
-export function settingsTabs(active: 'keys' | 'users'): Html {
+const TABS = [
+  ['keys', 'API keys', '/settings/keys'],
+  ['users', 'Users', '/settings/users'],
+  ['webhooks', 'Webhooks', '/settings/webhooks'],
+  ['dnc', 'Do-not-call list', '/settings/dnc'],
+] as const;
+
+export function settingsTabs(active: (typeof TABS)[number][0]): Html {
   return html`<nav class="tabs" aria-label="Company settings">
-  <a href="${href('/settings/keys')}"${active === 'keys' ? html` aria-current="page"` : ''}>API keys</a>
-  <a href="${href('/settings/users')}"${active === 'users' ? html` aria-current="page"` : ''}>Users</a>
+  ${TABS.map(([tab, label, path]) => html`<a href="${href(path)}"${active === tab ? html` aria-current="page"` : ''}>${label}</a>`)}
 </nav>`;
 }
 

@@ -93,12 +93,30 @@ export function notice(kind: 'ok' | 'warn' | 'error', message: Html | string | n
   return message ? html`<div class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${message}</div>` : html``;
 }
 
+/**
+ * A form field's own error, tied to its input (aria-invalid, aria-describedby
+ * its message, with id e-<field>); the first invalid field of the form gets
+ * the focus, with autofocus so without JavaScript too.
+ */
+export function fieldState<F extends string>(field: F, errors: readonly { field: F; message: string }[]): { attrs: Html; message: Html } {
+  const error = errors.find((e) => e.field === field);
+  if (!error) return { attrs: html``, message: html`` };
+  const first = errors[0]!.field === field;
+  return {
+    attrs: html` aria-invalid="true" aria-describedby="e-${field}"${first ? html` autofocus` : ''}`,
+    message: html`<div class="field-error" id="e-${field}">${error.message}</div>`,
+  };
+}
+
 export const badge = (value: string) => html`<span class="badge ${value}">${value}</span>`;
 
 /** times are shown in UTC, labelled, so two operators in different zones read the same thing */
-export function when(ms: number | null | undefined): string {
+export function when(ms: number | null | undefined, o: { seconds?: boolean } = {}): string {
   if (ms === null || ms === undefined) return '—';
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `${new Date(ms)
+    .toISOString()
+    .slice(0, o.seconds ? 19 : 16)
+    .replace('T', ' ')} UTC`;
 }
 
 export const count = (n: number) => n.toLocaleString('en-US');
@@ -106,7 +124,17 @@ export const count = (n: number) => n.toLocaleString('en-US');
 /** a confirmation page: the only way to a destructive POST, so it works without JavaScript */
 export function confirmPage(
   viewer: Viewer,
-  o: { title: string; section: Section; question: Html; action: string; button: string; cancel: string; safe?: boolean },
+  o: {
+    title: string;
+    section: Section;
+    question: Html;
+    action: string;
+    button: string;
+    cancel: string;
+    safe?: boolean;
+    /** what the confirmed post carries besides the token (e.g. the numbers to remove) */
+    fields?: Record<string, string>;
+  },
 ): string {
   return page(
     { title: o.title, section: o.section, viewer },
@@ -115,6 +143,7 @@ export function confirmPage(
   ${o.question}
   <form method="post" action="${o.action}" class="actions">
     ${csrfField(viewer.csrfToken)}
+    ${Object.entries(o.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
     <button type="submit"${o.safe ? '' : html` class="danger"`} autofocus>${o.button}</button>
     <a class="button secondary" href="${o.cancel}">Cancel</a>
   </form>

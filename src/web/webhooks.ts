@@ -1,0 +1,95 @@
+/**
+ * Company settings → Webhooks, the data side: the functions `leadline
+ * webhook` uses (src/webhooks/service.ts), with the signed-in user's company
+ * passed to each, so another company's endpoint is a 404 and is not touched.
+ * Secrets are sealed with SECRET_KEY exactly as the CLI seals them; the URL
+ * meets the outbound policy where the CLI's does, at each delivery.
+ */
+import type { Secrets } from '../crypto/secrets.js';
+import { AppError, MESSAGES, validation } from '../errors.js';
+import { EVENT_TYPES } from '../store/events.js';
+import type { Store } from '../store/index.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  deliveryPage,
+  enableWebhook,
+  listWebhooks,
+  rotateSecret,
+  type WebhookSummary,
+} from '../webhooks/service.js';
+
+const PAGE_SIZE = 50;
+
+export type WebhookView = WebhookSummary & { campaignName: string | null };
+
+/**
+ * A refused URL: the service's message ("url: …") shown on the URL field.
+ * The form cannot name an unknown event type (there is a checkbox per known
+ * one) nor another company's campaign (only the company's are offered).
+ */
+export class WebhookFormError extends Error {
+  readonly field = 'url' as const;
+}
+
+/** the ticked event types: one checkbox each (`event.<type>`), since a form field given twice keeps only its last value */
+export const eventField = (type: string) => `event.${type}`;
+const tickedEvents = (f: Record<string, string | undefined>) => EVENT_TYPES.filter((t) => f[eventField(t)] !== undefined);
+
+export class WebhookDesk {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number,
+    private readonly secrets: Secrets,
+  ) {}
+
+  async list(companyId: string): Promise<WebhookView[]> {
+    const [hooks, campaigns] = await Promise.all([listWebhooks(this.store, companyId), this.store.campaigns.ofCompany(companyId)]);
+    const names = new Map(campaigns.map((c) => [c.id, c.name]));
+    return hooks.map((h) => ({ ...h, campaignName: h.campaignId === null ? null : (names.get(h.campaignId) ?? h.campaignId) }));
+  }
+
+  async one(companyId: string, webhookId: string): Promise<WebhookView> {
+    const hook = (await this.list(companyId)).find((h) => h.webhookId === webhookId);
+    if (!hook) throw new AppError('not_found', MESSAGES.notFound);
+    return hook;
+  }
+
+  /** the new endpoint and its secret, to be shown once */
+  async create(companyId: string, f: Record<string, string | undefined>) {
+    const campaignId = f.campaignId || null;
+    try {
+      return await createWebhook(
+        this.store,
+        { companyId, url: (f.url ?? '').trim(), events: tickedEvents(f), campaignId },
+        this.now(),
+        this.secrets,
+      );
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      if (err.code === 'validation' && err.message.startsWith('url: ')) throw new WebhookFormError(err.message.slice('url: '.length));
+      // a forged form's campaign of another company: as any other id of another company
+      if (err.code === 'not_found' && campaignId) throw new AppError('not_found', MESSAGES.notFound);
+      throw err;
+    }
+  }
+
+  delete(companyId: string, webhookId: string): Promise<void> {
+    return deleteWebhook(this.store, webhookId, companyId);
+  }
+
+  rotate(companyId: string, webhookId: string) {
+    return rotateSecret(this.store, webhookId, companyId, this.secrets);
+  }
+
+  enable(companyId: string, webhookId: string): Promise<void> {
+    return enableWebhook(this.store, webhookId, companyId, this.now());
+  }
+
+  /** `before`: the id a previous page gave as its next; anything else is a 400 */
+  deliveries(companyId: string, webhookId: string, o: { failedOnly: boolean; before?: string }) {
+    if (o.before !== undefined && !/^[1-9][0-9]{0,15}$/.test(o.before)) throw validation('Invalid cursor');
+    const before = o.before === undefined ? undefined : Number(o.before);
+    return deliveryPage(this.store, webhookId, { companyId, failedOnly: o.failedOnly, before, limit: PAGE_SIZE });
+  }
+}
