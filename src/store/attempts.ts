@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/index.js';
 import type { AttemptTable } from '../db/schema.js';
 import type { Digester } from './digests.js';
+import { openBefore, type PurgedChunk, purgeAttempts } from './retention.js';
 
 export type AttemptRow = Omit<AttemptTable, 'id'> & { id: number };
 
@@ -54,6 +55,10 @@ export interface AttemptStore {
    * and those whose number was removed since (a deleted lead's, purged) by its digest
    */
   placedTo(companyId: string, phoneNumber: string, since: number): Promise<number[]>;
+  /** one chunk of `leadline purge` (retention.ts); run it in a transaction until it changes nothing */
+  purge(o: { companyId: string; before: number; countedSince: number | null; limit: number }): Promise<PurgedChunk>;
+  /** the company's attempts started before `before` that are still open (calls in progress, which a purge leaves) */
+  openBefore(companyId: string, before: number): Promise<number>;
 }
 
 const numeric = (r: AttemptRow): AttemptRow => ({
@@ -85,6 +90,14 @@ export class KyselyAttemptStore implements AttemptStore {
       ...(await placed('phone_digest', await this.digest(companyId, phoneNumber))),
     ];
     return rows.map((r) => Number(r.started_at));
+  }
+
+  purge(o: { companyId: string; before: number; countedSince: number | null; limit: number }): Promise<PurgedChunk> {
+    return purgeAttempts(this.ex, this.digest, o);
+  }
+
+  openBefore(companyId: string, before: number): Promise<number> {
+    return openBefore(this.ex, companyId, before);
   }
 
   async byAttemptId(attemptId: string) {
