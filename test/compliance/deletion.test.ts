@@ -5,6 +5,7 @@
  * but on the do-not-call list; and the per-number call caps still count the
  * calls placed to it, so a deleted and re-added lead is still at its cap.
  */
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign } from '../../src/campaigns/service.js';
@@ -135,6 +136,32 @@ describe.each(await availableStores())('deleting a lead on %s', (kind) => {
     expect((await attemptRows(f.db, id))[0]).toMatchObject({ phone_number: null, state: 'closed', reason: 'no answer at [deleted]' });
     await addLead(c, phoneNumber);
     expect(await dial(c, t + H)).toMatchObject({ attempts: 0 });
+  });
+
+  it('a bulk delete of 1000 leads with 2 calls each removes every number, in chunks, in one request', async () => {
+    const c = await campaign();
+    const numbers = Array.from({ length: 1000 }, (_, i) => `+1312555${String(i).padStart(4, '0')}`);
+    ok(await f.request('POST', '/api/v1/leads/bulk', { body: { campaignId: c, leads: numbers.map((phoneNumber) => ({ phoneNumber })) } }));
+    // two closed calls per lead, written as the dialer writes them (dialling 1000 leads here would only be slower)
+    const t = f.clock.now - 2 * 24 * H;
+    for (const k of [1, 2])
+      await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, started_at, finished_at, success, outcome,
+          phone_number, worker, state, closed_by, counts)
+        select 'at_bulk_' || ${k} || '_' || l.id, l.id, l.campaign_id, ${f.ids.companyA}, ${k}, ${t + k}, ${t + k + 1000}, 0, 'no-answer',
+          l.phone_number, 'w1', 'closed', 'dialer', 1
+        from leads l where l.campaign_id = ${c}`.execute(f.db.kysely);
+    const started = performance.now();
+    const res = await f.request('POST', '/api/v1/leads/bulk-delete', {
+      body: { campaignId: c, leads: numbers.map((phoneNumber) => ({ phoneNumber })) },
+    });
+    const ms = performance.now() - started;
+    expect(ok(res)).toMatchObject({ deleted: 1000 });
+    const counts = await sql<{ numbered: number; digested: number }>`select count(phone_number) as numbered, count(phone_digest) as digested
+      from attempts where campaign_id = ${c}`.execute(f.db.kysely);
+    expect(counts.rows.map((r) => [Number(r.numbered), Number(r.digested)])).toEqual([[0, 2000]]);
+    for (const n of [numbers[0]!, numbers[499]!, numbers[500]!, numbers[999]!]) expect(await whereStored(f.db, n)).toEqual([]);
+    // a generous bound: here it took 68 ms on SQLite and 147 ms on PostgreSQL (14 and 30 without removing the numbers)
+    expect(ms).toBeLessThan(10_000);
   });
 
   it('a number on the do-not-call list stays there, and only there', async () => {
