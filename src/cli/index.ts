@@ -16,6 +16,7 @@ import { registerImport } from './import.js';
 import { registerKey } from './key.js';
 import { registerLead } from './lead.js';
 import { registerOpenApi } from './openapi.js';
+import { registerPurge } from './purge.js';
 import { registerServe } from './serve.js';
 import { registerUser } from './user.js';
 import { registerWebhook } from './webhook.js';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerImport(program);
   registerExport(program);
   registerDnc(program);
+  registerPurge(program);
   return program;
 }
 

@@ -134,8 +134,10 @@ export interface AttemptTable {
   success: number;
   /** null while open */
   outcome: string | null;
-  /** the number dialled; null when the predial lookup failed */
+  /** the number dialled; null when the predial lookup failed, or once removed (its lead deleted, or purged) */
   phone_number: string | null;
+  /** once the number is removed: its keyed digest (src/crypto/number-digest.ts), which the call caps count (migration 0015) */
+  phone_digest: string | null;
   reason: string | null;
   /** the worker whose claim the call was made under, and the claim's start: the fence for every later write */
   worker: string;
@@ -227,6 +229,12 @@ export interface DncTable {
   reason: string | null;
 }
 
+/** the one row (id 1): the key of the numbers' digests, 64 hex digits (migration 0015) */
+interface NumberDigestKeyTable {
+  id: number;
+  key: string;
+}
+
 export interface Database {
   companies: CompanyTable & CompanySettingColumns;
   campaigns: CampaignTable;
@@ -241,6 +249,7 @@ export interface Database {
   users: UserTable;
   sessions: SessionTable;
   dnc: DncTable;
+  number_digest_key: NumberDigestKeyTable;
 }
 
 /** a dashboard account; belongs to exactly one company */

@@ -2,6 +2,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/index.js';
 import type { AttemptTable } from '../db/schema.js';
+import type { Digester } from './digests.js';
+import { openBefore, type PurgedChunk, purgeAttempts } from './retention.js';
 
 export type AttemptRow = Omit<AttemptTable, 'id'> & { id: number };
 
@@ -48,8 +50,15 @@ export interface AttemptStore {
   >;
   /** the attempt of a platform's call (its id is stored when the create-call answers), among the campaigns calling through that provider */
   byProviderCallId(provider: string, providerCallId: string): Promise<{ attemptId: string; campaignId: string } | undefined>;
-  /** when calls to the number were placed (in any of the company's campaigns) since `since`: attempts that count, open ones too */
+  /**
+   * when calls to the number were placed (in any of the company's campaigns) since `since`: attempts that count, open ones too,
+   * and those whose number was removed since (a deleted lead's, purged) by its digest
+   */
   placedTo(companyId: string, phoneNumber: string, since: number): Promise<number[]>;
+  /** one chunk of `leadline purge` (retention.ts); run it in a transaction until it changes nothing */
+  purge(o: { companyId: string; before: number; countedSince: number | null; limit: number }): Promise<PurgedChunk>;
+  /** the company's attempts started before `before` that are still open (calls in progress, which a purge leaves) */
+  openBefore(companyId: string, before: number): Promise<number>;
 }
 
 const numeric = (r: AttemptRow): AttemptRow => ({
@@ -60,18 +69,35 @@ const numeric = (r: AttemptRow): AttemptRow => ({
 });
 
 export class KyselyAttemptStore implements AttemptStore {
-  constructor(private readonly ex: Executor) {}
+  constructor(
+    private readonly ex: Executor,
+    private readonly digest: Digester,
+  ) {}
 
+  /** two probes, one per index (attempts_company_phone, attempts_company_digest): an attempt has its number or its digest, never both */
   async placedTo(companyId: string, phoneNumber: string, since: number): Promise<number[]> {
-    const rows = await this.ex
-      .selectFrom('attempts')
-      .select('started_at')
-      .where('company_id', '=', companyId)
-      .where('phone_number', '=', phoneNumber)
-      .where('started_at', '>', since)
-      .where('counts', '=', 1)
-      .execute();
+    const placed = (column: 'phone_number' | 'phone_digest', value: string) =>
+      this.ex
+        .selectFrom('attempts')
+        .select('started_at')
+        .where('company_id', '=', companyId)
+        .where(column, '=', value)
+        .where('started_at', '>', since)
+        .where('counts', '=', 1)
+        .execute();
+    const rows = [
+      ...(await placed('phone_number', phoneNumber)),
+      ...(await placed('phone_digest', await this.digest(companyId, phoneNumber))),
+    ];
     return rows.map((r) => Number(r.started_at));
+  }
+
+  purge(o: { companyId: string; before: number; countedSince: number | null; limit: number }): Promise<PurgedChunk> {
+    return purgeAttempts(this.ex, this.digest, o);
+  }
+
+  openBefore(companyId: string, before: number): Promise<number> {
+    return openBefore(this.ex, companyId, before);
   }
 
   async byAttemptId(attemptId: string) {

@@ -96,6 +96,8 @@ export interface EventStore {
   ): Promise<{ leads: Map<string, string | null>; attempts: Map<string, string | null> }>;
   /** deletes the rows created before `before`; how many */
   prune(before: number): Promise<number>;
+  /** deletes up to `limit` of the company's rows created before `before` (`leadline purge`); how many */
+  pruneCompany(companyId: string, before: number, limit: number): Promise<number>;
 }
 
 const eventRow = (r: Omit<EventRow, 'type'> & { type: string }): EventRow => ({
@@ -191,6 +193,26 @@ export class KyselyEventStore implements EventStore {
 
   async prune(before: number): Promise<number> {
     const r = await this.ex.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  async pruneCompany(companyId: string, before: number, limit: number): Promise<number> {
+    const ids = await this.ex
+      .selectFrom('events')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .where('created_at', '<', before)
+      .limit(limit)
+      .execute();
+    if (ids.length === 0) return 0;
+    const r = await this.ex
+      .deleteFrom('events')
+      .where(
+        'id',
+        'in',
+        ids.map((x) => Number(x.id)),
+      )
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 

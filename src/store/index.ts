@@ -11,6 +11,7 @@ import { KyselyAttemptStore } from './attempts.js';
 import { KyselyCampaignStore } from './campaigns.js';
 import { KyselyCompanyStore } from './companies.js';
 import { KyselyDialerStore } from './dialers.js';
+import { digester } from './digests.js';
 import { KyselyDncStore } from './dnc.js';
 import { type EventStore, KyselyEventStore, PostgresEventStore } from './events.js';
 import { KyselyKeyStore } from './keys.js';
@@ -63,7 +64,7 @@ function tables(db: Db, ex: Executor, parts: DialectParts): Tables {
     keys: new KyselyKeyStore(ex),
     users: new KyselyUserStore(ex),
     sessions: new KyselySessionStore(ex),
-    attempts: new KyselyAttemptStore(ex),
+    attempts: new KyselyAttemptStore(ex, digester(db, ex)),
     dialers: new KyselyDialerStore(ex),
     leads: parts.leads(db, ex),
     events: parts.events(ex),

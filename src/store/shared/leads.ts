@@ -1,6 +1,7 @@
 /** Lead statements written once for both databases; the dialect classes extend this. */
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Executor } from '../../db/index.js';
+import { digester, removeLeadNumbers } from '../digests.js';
 import type { LeadStatus } from '../../leads/lifecycle.js';
 import type { EventItem, EventStore } from '../events.js';
 import type { DeletedLead, ExistingRow, LeadRow, LeadStore, Lookup, NewLeadRow, PageJson, StatusCount } from '../leads.js';
@@ -88,10 +89,16 @@ export abstract class SharedLeadStore implements LeadStore {
   ): Promise<DeletedLead[]> {
     return this.inWriteTx(async (self) => {
       const deleted = await self.deleteRows(campaignId, externalIds, phoneNumbers);
+      await self.removeNumbers(deleted.map((d) => d.id));
       const items = leadItems(deleted.map((d) => ({ id: d.id, externalId: d.external_id })));
       await self.events.append({ type: 'lead.deleted', campaignId, items, now });
       return deleted;
     });
+  }
+
+  /** the call history of deleted leads keeps no number: each is replaced by its digest, which the call caps count */
+  private removeNumbers(leadIds: readonly string[]): Promise<number> {
+    return leadIds.length === 0 ? Promise.resolve(0) : removeLeadNumbers(this.ex, digester(this.db, this.ex), leadIds);
   }
 
   async exists(campaignId: string, by: Lookup): Promise<boolean> {
@@ -113,6 +120,7 @@ export abstract class SharedLeadStore implements LeadStore {
         .returning(['id', 'external_id'])
         .executeTakeFirst();
       if (!deleted) return false;
+      await self.removeNumbers([deleted.id]);
       await self.events.append({
         type: 'lead.deleted',
         campaignId,

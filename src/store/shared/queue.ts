@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { AttemptOpening, AttemptResult, Closing, OpenResult, PendingAttempt, QueueStore } from '../queue.js';
 import { capReached, parseCallCaps } from '../../compliance/call-caps.js';
 import { KyselyAttemptStore } from '../attempts.js';
+import { digester, removeOrphanNumbers } from '../digests.js';
 import { KyselyDncStore } from '../dnc.js';
 import { SharedClaimStore, groupBy, iso, statusItem } from './claims.js';
 import { pendingAttempts } from './pending.js';
@@ -87,7 +88,7 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
     if (this.db.dialect === 'postgres')
       for (const k of [...new Set(numbered.map(numberKey))].sort())
         await sql`select pg_advisory_xact_lock(hashtext(${`number:${k}`}))`.execute(this.ex);
-    const attempts = new KyselyAttemptStore(this.ex);
+    const attempts = new KyselyAttemptStore(this.ex, digester(this.db, this.ex));
     const seen = new Set<string>();
     for (const o of numbered) {
       const company = companyOf.get(o.lead.campaignId);
@@ -151,6 +152,16 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
       const present = new Set<number>();
       if (lost.length > 0)
         for (const r of await self.ex.selectFrom('leads').select('seq').where('seq', 'in', lost).execute()) present.add(Number(r.seq));
+      // a call that outlived its lead: its number goes now that the call is over (removeLeadNumbers)
+      const gone = batch.filter(
+        (c) => closed.has(c.attemptId) && (c.move === null || (!moved.has(c.move.seq) && !present.has(c.move.seq))),
+      );
+      if (gone.length > 0)
+        await removeOrphanNumbers(
+          self.ex,
+          digester(self.db, self.ex),
+          gone.map((c) => c.attemptId),
+        );
       for (const [campaignId, closings] of groupBy(
         batch.filter((c) => closed.has(c.attemptId)),
         (c) => c.campaignId,

@@ -124,7 +124,7 @@ export function deleteLeadPage(v: Viewer, c: CampaignTable, l: LeadView): string
     title: 'Delete lead',
     section: 'campaigns',
     question: html`<p>Delete the lead <strong class="mono">${l.phoneNumber ?? l.externalId}</strong> from ${c.name}?</p>
-<p>It is removed permanently, with its call history. This cannot be undone.</p>`,
+<p>It is removed permanently, and its number with it, from its call history too: its calls stay counted, without the number, for the campaign's figures and the call caps. This cannot be undone.</p>`,
     action: `${leadPath(c, l)}/delete`,
     button: 'Delete lead',
     cancel: leadPath(c, l),
