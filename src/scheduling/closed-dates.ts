@@ -15,7 +15,7 @@ export interface ClosedDates {
   usFederal: boolean;
 }
 
-export const US_FEDERAL = 'us-federal';
+const US_FEDERAL = 'us-federal';
 /** bounds that catch typos (a year 20266), not calendars */
 const MIN_YEAR = 2000;
 const MAX_YEAR = 2100;
@@ -30,6 +30,8 @@ function isoDate(raw: string): string {
   }
   return raw;
 }
+
+const NO_CLOSED_DATES: ClosedDates = Object.freeze({ spec: '', dates: new Set<string>(), usFederal: false });
 
 /** "2026-12-24,us-federal"; '' or "none" for none. Throws with what is wrong. */
 export function parseClosedDates(raw: string): ClosedDates {
@@ -49,14 +51,12 @@ export function closedDatesOf(stored: string): ClosedDates | null {
   return stored === '' ? null : parseClosedDates(stored);
 }
 
-export const NO_CLOSED_DATES: ClosedDates = Object.freeze({ spec: '', dates: new Set<string>(), usFederal: false });
-
 /** the local date (YYYY-MM-DD) in a zone at an instant */
 export function localDate(zone: string, at: number): string {
   return new Date(at + wallClock(zone, at).offset * 60_000).toISOString().slice(0, 10);
 }
 
-/** why a date is closed ("Christmas Day (us-federal)", "listed"), or null when it is not */
+/** why a date is closed ("Christmas Day, us-federal", or "listed" for a date given), or null when it is not */
 export function closedReason(closed: ClosedDates, date: string): string | null {
   if (closed.dates.has(date)) return 'listed';
   if (!closed.usFederal) return null;
