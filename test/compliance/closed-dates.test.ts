@@ -13,6 +13,7 @@ import { type CallDeps, dialLead } from '../../src/dialer/call.js';
 import { loadDialerCampaigns, localOf } from '../../src/dialer/campaign.js';
 import { claimDue } from '../../src/dialer/claim.js';
 import { explainLead } from '../../src/dialer/explain.js';
+import { Schedule } from '../../src/dialer/schedule.js';
 import { Dialer } from '../../src/dialer/worker.js';
 import type { Store } from '../../src/store/index.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
@@ -124,5 +125,20 @@ describe.each(await availableStores())('closed dates in the dialer on %s', (kind
     await updateCampaign(db, c, { closed_dates: '' });
     expect(await worker(c, friday).runOnce()).toMatchObject({ attempts: 1 });
     expect((await leadRow(db, id!))!.status).toBe('concluded');
+  });
+
+  it("an idle dialer asks the campaign again at the called person's midnight, not only at its next poll", async () => {
+    const c = await makeCampaign(db, { closed_dates: '2026-12-24' });
+    await seedLeads(db, c, [{ phoneNumber: NY_NUMBER }]);
+    const beforeMidnight = Date.parse('2026-12-25T04:58:00.000Z'); // Dec 24, 23:58 EST
+    // a claim (none taken) works out the lead's zones
+    expect(await worker(c, beforeMidnight).runOnce()).toMatchObject({ attempts: 0 });
+    const hour = 3_600_000;
+    const schedule = new Schedule(db, hour, 1000);
+    const campaign = await dialerCampaign(c);
+    await schedule.after(campaign, 'idle', beforeMidnight);
+    expect(schedule.nextCheck(beforeMidnight)).toBe(beforeMidnight + 60_000); // looked at every minute
+    expect(await schedule.isDue(campaign, beforeMidnight + 60_000)).toBe(false); // 23:59, still closed
+    expect(await schedule.isDue(campaign, beforeMidnight + 120_000)).toBe(true); // 00:00 on the 25th
   });
 });
