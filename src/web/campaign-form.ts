@@ -168,7 +168,13 @@ export function parseForm(f: FormValues): { name: string | undefined; settings: 
   if (f.calls_per_second !== undefined) settings.calls_per_second = optional('calls_per_second', parseSetting.callsPerSecond);
   // a form from before the calling gates leaves them alone; an empty closed dates field is none
   if (f.closed_dates !== undefined) settings.closed_dates = read('closed_dates', () => parseSetting.closedDates(text('closed_dates')));
-  if (f.require_consent !== undefined) settings.require_consent = text('require_consent') === 'yes' ? 1 : 0;
+  if (f.require_consent !== undefined) {
+    settings.require_consent = read('require_consent', () => {
+      const v = text('require_consent');
+      if (v !== 'yes' && v !== 'no') throw new SettingsError(`${LABELS.require_consent} must be yes or no`);
+      return v === 'yes' ? 1 : 0;
+    });
+  }
   if (f.provider_option !== undefined) settings.provider_options = optionLines(f.provider_option);
   if (f.provider_base_url !== undefined) settings.provider_base_url = optional('provider_base_url', parseSetting.providerBaseUrl);
   // write-only, like the predial secret: empty keeps the stored one

@@ -85,6 +85,11 @@ describe('the --closed-dates setting', () => {
     expect(old.closed_dates).toBeUndefined();
     expect(old.require_consent).toBeUndefined();
     expect(() => parseForm({ ...base, closed_dates: 'tomorrow' })).toThrow(/Closed dates: "tomorrow"/);
+    expect(() => parseForm({ ...base, require_consent: 'maybe' })).toThrow(/Require consent must be yes or no/);
+    expect(parseForm({ ...base, closed_dates: '', require_consent: 'no' }).settings).toMatchObject({
+      closed_dates: '',
+      require_consent: 0,
+    });
   });
 });
 
