@@ -7,6 +7,7 @@ import { formatDurationRange, parseDuration, parseDurationRange } from '../sched
 import { parseRetryDelays } from './retry-delays.js';
 import { DEFAULT_FAILURE_MIX_SPEC, formatFailureMix, parseFailureMix } from '../dialer/providers/failure-mix.js';
 import { formatHours, parseHours, parseLocalWindow, validateTimeZone } from '../scheduling/hours.js';
+import { parseClosedDates } from '../scheduling/closed-dates.js';
 import type { CampaignTable } from '../db/schema.js';
 import { isPlatformName, platformFor } from '../dialer/providers/platforms/index.js';
 
@@ -37,6 +38,8 @@ export type CampaignSettings = Partial<
     | 'provider_base_url'
     | 'provider_webhook_secret'
     | 'calls_per_second'
+    | 'closed_dates'
+    | 'require_consent'
   >
 >;
 
@@ -59,6 +62,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   simulate_duration: '0s',
   call_timeout_ms: 30 * 60 * 1000,
   retry_delays: '',
+  closed_dates: '',
+  require_consent: 0,
 } satisfies CampaignSettings);
 
 export class SettingsError extends Error {}
@@ -109,6 +114,8 @@ export const parseSetting = {
       parseLocalWindow(raw);
       return raw.trim();
     }),
+  // Stored in canonical form (us-federal first, dates sorted); '' or "none" for none.
+  closedDates: (raw: string) => rethrow('--closed-dates', () => parseClosedDates(raw).spec),
   maxAttempts: (raw: string) => wholeNumber('--max-attempts', raw, MAX_ATTEMPTS),
   /** a plain duration, or per outcome: busy=10m,no-answer=2h,default=30m */
   retryDelay: (raw: string): Pick<CampaignSettings, 'retry_delay_ms' | 'retry_delays'> =>

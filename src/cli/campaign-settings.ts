@@ -39,6 +39,13 @@ export function settingsOptions(command: Command): Command {
       arg(parseSetting.localWindow),
     )
     .option(
+      '--closed-dates <list>',
+      "dates nobody is called, on the called person's calendar: ISO dates and us-federal (US federal holidays, as observed), e.g. us-federal,2026-12-24; none = off",
+      arg(parseSetting.closedDates),
+    )
+    .option('--require-consent', 'call a lead only when its metadata.consentAt holds an ISO 8601 timestamp')
+    .option('--no-require-consent', 'call leads without a consentAt too (the default)')
+    .option(
       '--predial-url <url>',
       'predial function (prefetch mode): returns the phone number before each call',
       arg(parseSetting.predialUrl),
@@ -99,6 +106,8 @@ export type SettingsFlags = {
   concurrency?: number;
   callsPerSecond?: number;
   localWindow?: string;
+  closedDates?: string;
+  requireConsent?: boolean;
   predialUrl?: string;
   predialSecret?: string;
   provider?: string;
@@ -121,6 +130,8 @@ export const toSettings = (o: SettingsFlags): CampaignSettings => ({
   concurrency: o.concurrency,
   calls_per_second: o.callsPerSecond,
   local_window: o.localWindow,
+  closed_dates: o.closedDates,
+  require_consent: o.requireConsent === undefined ? undefined : o.requireConsent ? 1 : 0,
   predial_url: o.predialUrl,
   predial_secret: o.predialSecret,
   provider: o.provider,
@@ -143,6 +154,8 @@ export function settingsJson(c: CampaignRow) {
     timezone: c.timezone,
     hours: c.hours,
     localWindow: c.local_window,
+    closedDates: c.closed_dates,
+    requireConsent: Boolean(c.require_consent),
     maxAttempts: c.max_attempts,
     retryDelay: formatRetryDelays(Number(c.retry_delay_ms), c.retry_delays),
     callTimeout: formatDuration(Number(c.call_timeout_ms)),
@@ -182,6 +195,8 @@ export function describe(c: CampaignRow): string {
     `timezone:      ${c.timezone}`,
     `hours:         ${c.hours}`,
     `local window:  ${c.local_window === '00:00-24:00' ? 'off' : c.local_window}`,
+    `closed dates:  ${c.closed_dates === '' ? 'none' : c.closed_dates}`,
+    `consent:       ${c.require_consent ? 'required (metadata.consentAt)' : 'not required'}`,
     `max attempts:  ${c.max_attempts}`,
     `retry delay:   ${s.retryDelay}`,
     `call timeout:  ${s.callTimeout}`,

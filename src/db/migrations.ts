@@ -20,6 +20,7 @@ import { timezoneNarrows } from './migrations/0010_timezone_narrows.js';
 import { compliance } from './migrations/0011_compliance.js';
 import { webhooks } from './migrations/0012_webhooks.js';
 import { platformProviders } from './migrations/0013_platform_providers.js';
+import { callingGates } from './migrations/0014_calling_gates.js';
 import { numberDigests } from './migrations/0015_number_digests.js';
 
 /** every migration, by name; names sort in the order they run */
@@ -38,6 +39,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0011_compliance': compliance(dialect),
     '0012_webhooks': webhooks(dialect),
     '0013_platform_providers': platformProviders(dialect),
+    '0014_calling_gates': callingGates(dialect),
     '0015_number_digests': numberDigests(dialect),
   };
 }

@@ -51,6 +51,10 @@ export interface CampaignTable {
   provider_webhook_secret: string | null;
   /** calls started per second at most, per dialer process; null: no cap (migration 0013) */
   calls_per_second: number | null;
+  /** --closed-dates, canonical: `us-federal` and ISO dates, comma-separated; '' for none (migration 0014) */
+  closed_dates: string;
+  /** --require-consent: 1 when a lead is due only with metadata.consentAt set (migration 0014) */
+  require_consent: number;
   created_at: number;
 }
 

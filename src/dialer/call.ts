@@ -7,6 +7,7 @@
  */
 import { callCapFor } from '../compliance/call-caps.js';
 import { parseMetadata } from '../leads/metadata.js';
+import { isClosedAt } from '../scheduling/closed-dates.js';
 import { isOpen } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
 import type { AttemptOpening, AttemptResult, ClaimedLead, Closing, OpenResult } from '../store/queue.js';
@@ -61,13 +62,14 @@ const NO_OVERLAP_RETRY_MS = 24 * 3_600_000;
 export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: ClaimedLead, signal: AbortSignal): Promise<LeadOutcome> {
   const { store } = deps;
   const metadata = parseMetadata(lead.metadata);
-  /** undoes the claim when the window is closed in one of the zones; null when it is open in all */
+  /** undoes the claim when the window is closed, or the date a closed one, in one of the zones; null when it is open in all */
   const deferral = (leadZones: string[], learnt?: string[]): Promise<LeadOutcome> | null => {
     const zones = zonesToCheck(leadZones, campaign.timezone);
     const now = new Date(deps.now());
-    if (zones.every((z) => isOpen(campaign.localWindow, z, now))) return null;
+    const closed = campaign.closedDates;
+    if (zones.every((z) => isOpen(campaign.localWindow, z, now) && !(closed && isClosedAt(closed, z, now)))) return null;
     const opens = earliestOpen(
-      zones.map((z) => [campaign.localWindow, z] as const),
+      zones.map((z) => [campaign.localWindow, z, closed] as const),
       now,
     );
     const until = new Date(opens ? opens.getTime() : now.getTime() + NO_OVERLAP_RETRY_MS).toISOString();

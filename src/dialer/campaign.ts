@@ -4,6 +4,7 @@ import { secretsFor } from '../crypto/secrets.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import type { Store } from '../store/index.js';
 import { type WeeklyHours, parseHours, parseLocalWindow } from '../scheduling/hours.js';
+import { type ClosedDates, closedDatesOf } from '../scheduling/closed-dates.js';
 import type { RetryDelays } from './attempts.js';
 import { type ProviderOptions, providerFor } from './providers/index.js';
 import type { CallProvider } from './providers/types.js';
@@ -14,6 +15,8 @@ export interface DialerCampaign {
   readonly timezone: string;
   readonly hours: WeeklyHours;
   readonly localWindow: WeeklyHours;
+  /** --closed-dates; null when none */
+  readonly closedDates: ClosedDates | null;
   readonly provider: CallProvider;
   /** in plain text (stored sealed when SECRET_KEY is set) */
   readonly predialSecret: string | null;
@@ -30,12 +33,21 @@ function toDialerCampaign(row: CampaignRow, providers: ProviderOptions): DialerC
     timezone: row.timezone,
     hours: parseHours(row.hours),
     localWindow: parseLocalWindow(row.local_window),
+    closedDates: closedDatesOf(row.closed_dates),
     provider: providerFor(row, providers),
     predialSecret: predialSecret(row, providers.secrets ?? secretsFor(undefined)),
     retry: { defaultMs: Number(row.retry_delay_ms), byOutcome: row.retry_delays },
     callTimeoutMs: Number(row.call_timeout_ms),
   };
 }
+
+/** what the claim checks on the called person's clock and calendar (claim.ts DueClaim.local) */
+export const localOf = (c: DialerCampaign) => ({
+  window: c.localWindow,
+  windowSpec: c.row.local_window,
+  timezone: c.timezone,
+  closed: c.closedDates,
+});
 
 /** The campaigns a worker serves (the given ones, or all of them); one whose settings cannot be used is reported and skipped. */
 export async function loadDialerCampaigns(

@@ -3,6 +3,7 @@
  * campaign's local window right now (local-zones.ts), so that leads outside
  * it are left alone rather than claimed and given back.
  */
+import type { ClosedDates } from '../scheduling/closed-dates.js';
 import type { WeeklyHours } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
 import type { ClaimedLead, ClaimRequest } from '../store/queue.js';
@@ -11,9 +12,10 @@ import { alwaysOpen, fillCampaignZones, openZoneSets } from './local-zones.js';
 export interface DueClaim extends Omit<ClaimRequest, 'openZones'> {
   /**
    * The campaign's local window: only leads whose called person is inside it
-   * now are taken. Absent, or open around the clock: no check.
+   * now are taken, and (closed) only those for whom today is not a closed
+   * date. Absent, or open around the clock with no closed dates: no check.
    */
-  local?: { window: WeeklyHours; windowSpec: string; timezone: string };
+  local?: { window: WeeklyHours; windowSpec: string; timezone: string; closed?: ClosedDates | null };
 }
 
 /**
@@ -22,9 +24,9 @@ export interface DueClaim extends Omit<ClaimRequest, 'openZones'> {
  * worked out yet are filled first, so none waits for another round.
  */
 async function openZones(store: Store, r: DueClaim): Promise<number[] | null> {
-  if (!r.local || alwaysOpen(r.local.window)) return null;
+  if (!r.local || (alwaysOpen(r.local.window) && !r.local.closed)) return null;
   if (await store.queue.hasUnknownZones(r.campaignId)) await fillCampaignZones(store, r.campaignId);
-  return openZoneSets(store, r.local.window, r.local.windowSpec, r.local.timezone, r.now);
+  return openZoneSets(store, r.local.window, r.local.windowSpec, r.local.timezone, r.now, r.local.closed);
 }
 
 /** Takes up to `limit` due leads, best first: priority (high first), then due time, then creation. */

@@ -3,7 +3,8 @@
 // the readable reference the CLI's "why not called" output is built on.
 
 import type { LeadStatus } from '../leads/lifecycle.js';
-import { isOpen, nextOpen, type WeeklyHours } from '../scheduling/hours.js';
+import { type ClosedDates, closedReason, localDate, nextOpenOutside } from '../scheduling/closed-dates.js';
+import { isOpen, type WeeklyHours } from '../scheduling/hours.js';
 
 const DUE_REASONS = [
   'already concluded',
@@ -11,10 +12,12 @@ const DUE_REASONS = [
   'scheduled later',
   'outside hours',
   'local time',
+  'closed date',
   'claimed by another worker',
   'campaign paused',
   "on the company's do-not-call list",
   "at the company's per-number call cap",
+  'no consent recorded',
 ] as const;
 export type DueReason = (typeof DUE_REASONS)[number];
 
@@ -26,7 +29,14 @@ export interface DueInput {
   nextAttemptAt: Date | null;
   claimedBy: string | null;
   claimExpiresAt: Date | null;
-  campaign: { hours: WeeklyHours; timezone: string; localWindow: WeeklyHours; pausedReason?: string | null };
+  campaign: {
+    hours: WeeklyHours;
+    timezone: string;
+    localWindow: WeeklyHours;
+    pausedReason?: string | null;
+    /** --closed-dates: dates on which nobody is called, read on the called person's calendar (in every zone checked) */
+    closedDates?: ClosedDates | null;
+  };
   /**
    * Zones the called person may be in (zonesForLead). The local window must
    * hold in every one; [] means nothing is known, so the campaign's zone is used.
@@ -36,6 +46,8 @@ export interface DueInput {
   doNotCall?: { addedAt: Date; source: string } | null;
   /** the company's per-number call cap the number is at, and when a call is next allowed; absent or null when none */
   callCap?: { cap: string; until: Date } | null;
+  /** --require-consent: whether metadata.consentAt holds a timestamp (hasConsent); absent when the campaign does not require it */
+  consent?: boolean;
 }
 
 export interface DueExplanation {
@@ -78,8 +90,13 @@ export function explainDue(input: DueInput, now: Date): DueExplanation {
   }
   if (!isOpen(campaign.hours, campaign.timezone, now)) reasons.push('outside hours');
   if (zones.some((z) => !isOpen(campaign.localWindow, z, now))) reasons.push('local time');
-  if (claimed) reasons.push('claimed by another worker');
   const details: DueExplanation['details'] = {};
+  const closedIn = closedDatesIn(campaign.closedDates, zones, now);
+  if (closedIn) {
+    reasons.push('closed date');
+    details['closed date'] = closedIn;
+  }
+  if (claimed) reasons.push('claimed by another worker');
   const paused = typeof campaign.pausedReason === 'string';
   if (paused) {
     reasons.push('campaign paused');
@@ -98,7 +115,13 @@ export function explainDue(input: DueInput, now: Date): DueExplanation {
     details["at the company's per-number call cap"] = `${capped.cap}; next allowed at ${capped.until.toISOString()}`;
   }
 
-  const nextDueAt = concluded || usedUp || paused || listed ? null : earliestDue(input, zones, now);
+  const noConsent = input.consent === false;
+  if (noConsent) {
+    reasons.push('no consent recorded');
+    details['no consent recorded'] = 'the campaign requires metadata.consentAt, an ISO 8601 timestamp';
+  }
+
+  const nextDueAt = concluded || usedUp || paused || listed || noConsent ? null : earliestDue(input, zones, now);
   return { due: reasons.length === 0, reasons, details, nextDueAt, zones };
 }
 
@@ -108,22 +131,37 @@ function earliestDue(input: DueInput, zones: string[], now: Date): Date | null {
     later(later(later(now, input.scheduledFor), input.nextAttemptAt), input.claimedBy ? input.claimExpiresAt : null),
     input.callCap?.until ?? null,
   );
-  return earliestOpen([[campaign.hours, campaign.timezone], ...zones.map((z) => [campaign.localWindow, z] as const)], at);
+  return earliestOpen(
+    [[campaign.hours, campaign.timezone], ...zones.map((z) => [campaign.localWindow, z, campaign.closedDates ?? null] as const)],
+    at,
+  );
+}
+
+/** the closed dates in force now in the zones, as explain says them: "2026-12-25 in America/New_York (Christmas Day, us-federal)" */
+function closedDatesIn(closed: ClosedDates | null | undefined, zones: readonly string[], now: Date): string | null {
+  if (!closed) return null;
+  const found = zones.flatMap((z) => {
+    const date = localDate(z, now.getTime());
+    const why = closedReason(closed, date);
+    return why === null ? [] : [`${date} in ${z}${why === 'listed' ? '' : ` (${why})`}`];
+  });
+  return found.length > 0 ? found.join('; ') : null;
 }
 
 /**
- * Earliest instant >= from when every (hours, zone) pair is open at once; null
- * if they never overlap. The dialer uses it alone with the local windows to
- * defer a lead until the called person's window opens.
+ * Earliest instant >= from when every (hours, zone) pair is open at once, and
+ * the local date in the zone of each not closed (its closed dates, if given);
+ * null if they never overlap. The dialer uses it alone with the local windows
+ * to defer a lead until the called person's window opens.
  */
-export function earliestOpen(windows: readonly (readonly [WeeklyHours, string])[], from: Date): Date | null {
+export function earliestOpen(windows: readonly (readonly [WeeklyHours, string, (ClosedDates | null)?])[], from: Date): Date | null {
   let at = from;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const start = at.getTime();
     let next: Date | null = at;
-    for (const [hours, zone] of windows) {
+    for (const [hours, zone, closed] of windows) {
       if (!next) break;
-      next = nextOpen(hours, zone, next);
+      next = nextOpenOutside(hours, zone, next, closed);
     }
     if (!next) return null;
     // Stable: every window was already open at `at`, so all hold together.

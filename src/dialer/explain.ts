@@ -2,9 +2,11 @@
 import { callCapFor } from '../compliance/call-caps.js';
 import { AppError } from '../errors.js';
 import { parseMetadata } from '../leads/metadata.js';
+import { closedDatesOf } from '../scheduling/closed-dates.js';
 import { parseHours, parseLocalWindow } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
 import { type DueExplanation, explainDue } from './due.js';
+import { hasConsent } from '../compliance/consent.js';
 import { zonesOfSet } from './local-zones.js';
 import { zonesForLead } from './phone-timezone.js';
 
@@ -43,11 +45,13 @@ export async function explainLead(
         hours: parseHours(campaign.hours),
         timezone: campaign.timezone,
         localWindow: parseLocalWindow(campaign.local_window),
+        closedDates: closedDatesOf(campaign.closed_dates),
         pausedReason: campaign.paused_at === null ? null : (campaign.paused_reason ?? 'paused'),
       },
       leadZones: stored ?? zonesForLead({ phoneNumber: lead.phone_number, metadata: parseMetadata(lead.metadata) }),
       doNotCall: listed ? { addedAt: new Date(listed.addedAt), source: listed.source } : null,
       callCap: cap ? { cap: cap.cap, until: new Date(cap.until) } : null,
+      ...(campaign.require_consent ? { consent: hasConsent(parseMetadata(lead.metadata)) } : {}),
     },
     new Date(now),
   );

@@ -24,6 +24,7 @@
  * NULL and the dialer works them out again.
  */
 import { parseMetadata } from '../leads/metadata.js';
+import { type ClosedDates, isClosedAt } from '../scheduling/closed-dates.js';
 import { isOpen, type WeeklyHours } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
 import type { ZoneStore } from '../store/zones.js';
@@ -108,9 +109,9 @@ async function reread(zones: ZoneStore, c: ZoneSetCache): Promise<void> {
 }
 
 /** A zone this runtime cannot read (stored by another ICU version) is never open: no guessing. */
-function safeIsOpen(window: WeeklyHours, zone: string, at: Date): boolean {
+function safeIsOpen(window: WeeklyHours, closed: ClosedDates | null, zone: string, at: Date): boolean {
   try {
-    return isOpen(window, zone, at);
+    return isOpen(window, zone, at) && !(closed && isClosedAt(closed, zone, at));
   } catch {
     return false;
   }
@@ -122,8 +123,9 @@ export const alwaysOpen = (window: WeeklyHours): boolean =>
 
 /**
  * The ids of the zone sets inside `window` at `now`: every zone of the set
- * open on its own clock, the campaign's zone for the empty set. The same rule
- * as explainDue's "local time" (due.ts), from the same zones.
+ * open on its own clock, and its local date not one of the closed dates, the
+ * campaign's zone for the empty set. The same rule as explainDue's "local
+ * time" and "closed date" (due.ts), from the same zones.
  */
 export async function openZoneSets(
   store: Store,
@@ -131,20 +133,21 @@ export async function openZoneSets(
   windowKey: string,
   campaignTimezone: string,
   now: number,
+  closed: ClosedDates | null = null,
 ): Promise<number[]> {
   const c = cacheOf(store.zones);
   if (performance.now() - c.readAt >= REREAD_MS) await reread(store.zones, c);
   // Windows are whole minutes of wall-clock time and zone offsets whole
   // minutes, so the answer holds for the whole UTC minute.
   const minute = Math.floor(now / 60_000);
-  const key = `${windowKey}|${campaignTimezone}`;
+  const key = `${windowKey}|${closed?.spec ?? ''}|${campaignTimezone}`;
   const hit = c.open.get(key);
   if (hit && hit.minute === minute) return hit.ids;
   const at = new Date(minute * 60_000);
   const openZone = new Map<string, boolean>();
   const isZoneOpen = (z: string) => {
     let o = openZone.get(z);
-    if (o === undefined) openZone.set(z, (o = safeIsOpen(window, z, at)));
+    if (o === undefined) openZone.set(z, (o = safeIsOpen(window, closed, z, at)));
     return o;
   };
   const ids: number[] = [];

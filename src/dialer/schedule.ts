@@ -107,8 +107,8 @@ export class Schedule {
   }
 
   private async openZones(c: DialerCampaign, now: number): Promise<string | null> {
-    if (alwaysOpen(c.localWindow)) return null;
-    return (await openZoneSets(this.store, c.localWindow, c.row.local_window, c.timezone, now)).join(',');
+    if (alwaysOpen(c.localWindow) && !c.closedDates) return null;
+    return (await openZoneSets(this.store, c.localWindow, c.row.local_window, c.timezone, now, c.closedDates)).join(',');
   }
 
   /** true when the campaign should be asked now */

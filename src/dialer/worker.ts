@@ -17,7 +17,7 @@ import { isOpen } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
 import type { ClaimedLead } from '../store/queue.js';
 import { type CallDeps, dialLead } from './call.js';
-import { type DialerCampaign, loadDialerCampaigns } from './campaign.js';
+import { type DialerCampaign, loadDialerCampaigns, localOf } from './campaign.js';
 import { claimDueFree } from './claim.js';
 import { heartbeat } from './heartbeat.js';
 import { NotPlacedRuns } from './not-placed.js';
@@ -259,7 +259,7 @@ export class Dialer {
         now,
         dueBy,
         leaseMs: this.claimTimeoutMs,
-        local: { window: c.localWindow, windowSpec: c.row.local_window, timezone: c.timezone },
+        local: localOf(c),
       });
       if (leads.length > 0) this.lastClaimAt = now;
       if (this.stopping) {

@@ -13,6 +13,8 @@ export const LABELS = {
   timezone: 'Timezone',
   hours: 'Calling hours',
   local_window: 'Local window',
+  closed_dates: 'Closed dates',
+  require_consent: 'Require consent',
   max_attempts: 'Maximum attempts',
   retry_delay: 'Retry delay',
   call_timeout: 'Call timeout',
@@ -75,6 +77,8 @@ export function valuesOf(c: FormSource): FormValues {
     timezone: c.timezone,
     hours: c.hours,
     local_window: c.local_window,
+    closed_dates: c.closed_dates,
+    require_consent: c.require_consent ? 'yes' : 'no',
     max_attempts: String(c.max_attempts),
     retry_delay: formatRetryDelays(Number(c.retry_delay_ms), c.retry_delays),
     call_timeout: formatDuration(Number(c.call_timeout_ms)),
@@ -162,6 +166,15 @@ export function parseForm(f: FormValues): { name: string | undefined; settings: 
   };
   // a form from before the platforms (no such fields) leaves their settings alone
   if (f.calls_per_second !== undefined) settings.calls_per_second = optional('calls_per_second', parseSetting.callsPerSecond);
+  // a form from before the calling gates leaves them alone; an empty closed dates field is none
+  if (f.closed_dates !== undefined) settings.closed_dates = read('closed_dates', () => parseSetting.closedDates(text('closed_dates')));
+  if (f.require_consent !== undefined) {
+    settings.require_consent = read('require_consent', () => {
+      const v = text('require_consent');
+      if (v !== 'yes' && v !== 'no') throw new SettingsError(`${LABELS.require_consent} must be yes or no`);
+      return v === 'yes' ? 1 : 0;
+    });
+  }
   if (f.provider_option !== undefined) settings.provider_options = optionLines(f.provider_option);
   if (f.provider_base_url !== undefined) settings.provider_base_url = optional('provider_base_url', parseSetting.providerBaseUrl);
   // write-only, like the predial secret: empty keeps the stored one

@@ -61,6 +61,7 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0011_compliance',
           '0012_webhooks',
           '0013_platform_providers',
+          '0014_calling_gates',
           '0015_number_digests',
         ]);
         await db.close();

@@ -11,7 +11,7 @@ import { claimPlan } from '../../src/dialer/claim.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { makeCampaign, seedMany } from './support.js';
 
-/** SQLite: the leads are read through the due index, the list through its key, the campaign through its own, and nothing is sorted */
+/** SQLite: the leads are read through the due index, the list through its key, the campaign through its own (twice), and nothing is sorted */
 function expectSqlitePlan(plan: string[]) {
   // (the local window's list of open zones is read with json_each)
   const searches = plan.filter((line) => /\b(SCAN|SEARCH)\b/.test(line) && !line.includes('json_each'));
@@ -21,8 +21,12 @@ function expectSqlitePlan(plan: string[]) {
   expect(of('d')).toEqual([
     expect.stringMatching(/SEARCH d USING (COVERING )?INDEX sqlite_autoindex_dnc_1 \(company_id=\? AND phone_number=\?\)/),
   ]);
-  expect(of('campaigns')).toEqual([expect.stringMatching(/SEARCH campaigns USING INDEX/)]);
-  expect(searches).toHaveLength(4);
+  // the campaign's company (the do-not-call list) and its consent setting: each read once per statement
+  expect(of('campaigns')).toEqual([
+    expect.stringMatching(/SEARCH campaigns USING INDEX/),
+    expect.stringMatching(/SEARCH campaigns USING INDEX/),
+  ]);
+  expect(searches).toHaveLength(5);
   expect(plan.join('\n')).not.toMatch(/USE TEMP B-TREE/);
 }
 
@@ -79,6 +83,24 @@ describe.each(await availableStores())('the claim plan on %s', (kind) => {
       } else {
         expectSqlitePlan(plan);
       }
+    }
+  });
+
+  it('with --require-consent, checks consentAt on the rows the same walk reads, without a sort', async () => {
+    await db.campaigns.update(campaignId, { require_consent: 1 });
+    try {
+      const plan = await claimPlan(db, { campaignId, maxAttempts: 3, workerId: 'w', limit: 10, now: Date.now(), leaseMs: 60_000 });
+      const text = plan.join('\n');
+      if (kind === 'postgres') {
+        expect(text).not.toMatch(/Seq Scan on (leads|dnc)/);
+        expect(text).toMatch(/Index Scan using leads_due/);
+        expect(text).toMatch(/Filter: .*consentAt/);
+        expect(text).not.toMatch(/Sort/);
+      } else {
+        expectSqlitePlan(plan);
+      }
+    } finally {
+      await db.campaigns.update(campaignId, { require_consent: 0 });
     }
   });
 });

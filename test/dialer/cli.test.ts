@@ -99,6 +99,8 @@ describe('leadline campaign create / update', () => {
       simulate_duration: '0s',
       call_timeout_ms: 1_800_000,
       retry_delays: '',
+      closed_dates: '',
+      require_consent: 0,
     };
     expect(await campaign(plain)).toMatchObject({ ...defaults, predial_url: null, predial_secret: null, provider_url: null });
     // the constant the docs and the code name is what the database writes
@@ -156,6 +158,36 @@ describe('leadline campaign create / update', () => {
       expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
       expect(r.stderr).toContain(message);
     }
+  });
+
+  it('--closed-dates and --require-consent: stored canonically, turned off again on update, bad dates refused (exit 2)', async () => {
+    const { campaignId } = await json([
+      'campaign',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'Gates',
+      '--closed-dates',
+      '2026-12-31,us-federal,2026-12-24',
+      '--require-consent',
+    ]);
+    expect(await campaign(campaignId)).toMatchObject({ closed_dates: 'us-federal,2026-12-24,2026-12-31', require_consent: 1 });
+    const shown = await run(['campaign', 'show', campaignId]);
+    expect(shown.stdout).toContain('closed dates:  us-federal,2026-12-24,2026-12-31');
+    expect(shown.stdout).toContain('consent:       required (metadata.consentAt)');
+    expect(await json(['campaign', 'show', campaignId])).toMatchObject({
+      closedDates: 'us-federal,2026-12-24,2026-12-31',
+      requireConsent: true,
+    });
+    // an update without them keeps them
+    await json(['campaign', 'update', campaignId, '--max-attempts', '4']);
+    expect(await campaign(campaignId)).toMatchObject({ closed_dates: 'us-federal,2026-12-24,2026-12-31', require_consent: 1 });
+    await json(['campaign', 'update', campaignId, '--closed-dates', 'none', '--no-require-consent']);
+    expect(await campaign(campaignId)).toMatchObject({ closed_dates: '', require_consent: 0 });
+    const bad = await run(['campaign', 'update', campaignId, '--closed-dates', '2026-13-01']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--closed-dates: "2026-13-01" is not a date');
   });
 
   it('update of a missing campaign exits 1', async () => {

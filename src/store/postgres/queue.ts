@@ -1,5 +1,6 @@
 /** The dialer's claims and attempts on PostgreSQL: set-based statements, for many workers at once. */
 import { type RawBuilder, sql } from 'kysely';
+import { consented } from '../shared/consent.js';
 import type { Executor } from '../../db/index.js';
 import { PostgresEventStore } from '../events.js';
 import type { AttemptOpening, ClaimRequest, Closing } from '../queue.js';
@@ -38,7 +39,7 @@ const firstDue = (campaignId: string | RawBuilder<unknown>, now: number | null) 
   select min(x.d) as d from priorities cross join lateral (
     select ${due} as d from leads
     where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = priorities.p ${after(now)}
-      and ${notListed(campaignId)}
+      and ${notListed(campaignId)} and ${consented('postgres', campaignId)}
     order by ${due} limit 1
   ) x`;
 
@@ -59,7 +60,7 @@ function claimStatement(r: ClaimRequest) {
         select seq, status as prev_status, next_attempt_at as prev_next from leads
         where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority = priorities.p
           and ${due} <= ${dueBy} and attempts < ${r.maxAttempts} + extra_attempts ${inZones(r.openZones)}
-          and ${unheld} and ${notListed(r.campaignId)}
+          and ${unheld} and ${notListed(r.campaignId)} and ${consented('postgres', r.campaignId)}
         order by ${due}, seq
         limit ${r.limit}
         for update skip locked

@@ -1,5 +1,6 @@
 /** The dialer's claims and attempts on SQLite: one writer at a time, so each step is an immediate transaction. */
 import { type RawBuilder, sql } from 'kysely';
+import { consented } from '../shared/consent.js';
 import type { Executor } from '../../db/index.js';
 import { KyselyEventStore } from '../events.js';
 import type { AttemptOpening, ClaimRequest, Closing } from '../queue.js';
@@ -27,7 +28,7 @@ const dueOfPriority = (r: ClaimRequest, priority: number, limit: number) => sql<
   from leads
   where campaign_id = ${r.campaignId} and status in ('raw', 'attempting') and priority = ${priority}
     and ${due} <= ${iso(r.dueBy ?? r.now)} and attempts < ${r.maxAttempts} + extra_attempts ${inZones(r.openZones)}
-    and ${unheld} and ${notListed(r.campaignId)}
+    and ${unheld} and ${notListed(r.campaignId)} and ${consented('sqlite', r.campaignId)}
   order by ${due}, seq
   limit ${limit} + 0`;
 
@@ -88,6 +89,7 @@ export class SqliteQueueStore extends SharedQueueStore {
     for await (const p of this.priorities(campaignId)) {
       const { rows } = await sql<{ d: string }>`select ${due} as d from leads
         where campaign_id = ${campaignId} and status in ('raw', 'attempting') and priority = ${p} ${after} and ${notListed(campaignId)}
+          and ${consented('sqlite', campaignId)}
         order by ${due} limit 1`.execute(this.ex);
       const d = rows[0]?.d;
       if (d !== undefined && (first === null || d < first)) first = d;

@@ -14,11 +14,13 @@ const REASONS: Record<DueReason, string> = {
   'scheduled later': 'Its scheduled time, or the retry delay after its last attempt, has not come yet.',
   'outside hours': "It is outside the campaign's calling hours.",
   'local time': "It is outside the called person's local window (their time zone comes from the number).",
+  'closed date': "It is one of the campaign's closed dates on the called person's calendar: nobody is called that day.",
   'claimed by another worker': 'A dialer is calling it right now.',
   'campaign paused': 'The campaign is paused: no call is placed until it is resumed.',
   "on the company's do-not-call list": "Its number is on the company's do-not-call list: it is not called until the number is removed.",
   "at the company's per-number call cap":
     "Its number was called as often as the company's call caps allow, across all the company's campaigns.",
+  'no consent recorded': 'The campaign requires consent, and the lead has no consentAt timestamp in its metadata.',
 };
 
 const outcome = (a: AttemptRow) => html`<span class="badge ${a.success ? 'concluded' : 'exhausted'}">${a.outcome}</span>`;

@@ -39,6 +39,8 @@ const HINTS: Partial<Record<Field | 'new_predial_secret', Html | string>> = {
   timezone: 'IANA name, e.g. America/New_York; calling hours are read on its clock.',
   hours: html`e.g. <code>mon-fri 09:00-17:00</code>, <code>mon-fri 09:00-12:00, sat 10:00-14:00</code>, <code>mon-sun 00:00-24:00</code>.`,
   local_window: html`Hours on the called person's own clock (from their number), e.g. <code>08:00-21:00</code>.`,
+  closed_dates: html`Dates nobody is called, on the called person's calendar: <code>us-federal</code> (US federal holidays, as observed) and dates like <code>2026-12-24</code>, comma-separated. Empty: none.`,
+  require_consent: html`Yes: a lead is called only when its metadata has <code>consentAt</code>, an ISO 8601 timestamp.`,
   max_attempts: 'Failed calls before a lead is exhausted (1–100).',
   retry_delay: html`Wait after a failed attempt, e.g. <code>30m</code>, or per outcome: <code>busy=10m,no-answer=2h,default=30m</code>.`,
   call_timeout: html`An attempt whose outcome has not arrived after this long closes as unknown, e.g. <code>30m</code>.`,
@@ -119,6 +121,10 @@ ${errorSummary(errors)}
       ${input('timezone', values, errors, 'text', html`required list="timezones"`)}
       ${input('hours', values, errors, 'text', 'required')}
       ${input('local_window', values, errors, 'text', 'required')}
+      ${input('closed_dates', values, errors, 'text')}
+      <div class="field"><label for="f-require_consent">${LABELS.require_consent}</label>
+        <select id="f-require_consent" name="require_consent">${['no', 'yes'].map((x) => html`<option${values.require_consent === x ? html` selected` : ''}>${x}</option>`)}</select>
+        <div class="hint">${HINTS.require_consent}</div></div>
       ${input('max_attempts', values, errors, 'number', html`required min="1" max="100"`)}
       ${input('retry_delay', values, errors, 'text', 'required')}
       ${input('concurrency', values, errors, 'number', html`required min="1" max="1000"`)}
