@@ -33,6 +33,7 @@ import { listRow, pagesRow } from './rows/list.js';
 import { limiterRow, smallCallRows } from './rows/small.js';
 import { speedRows } from './rows/speed.js';
 import { eventsRow } from './rows/events.js';
+import { dncRow } from './rows/dnc.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -68,6 +69,8 @@ const S = quick
       speedSamples: 5,
       speedGapMs: 100,
       events: 200,
+      dncEntries: 10_000,
+      dncClaims: 5,
     }
   : {
       bulk: 1000,
@@ -88,6 +91,8 @@ const S = quick
       speedSamples: 100,
       speedGapMs: 300,
       events: 5000,
+      dncEntries: 1_000_000,
+      dncClaims: 60,
     };
 /** calls in flight per dialer worker in row 7 (the campaign's concurrency setting) */
 const DIALER_CONCURRENCY = Number(option('dialer-concurrency') ?? 50);
@@ -161,6 +166,7 @@ async function benchStore(kind) {
     if (dialer) await dialerRow(ctx, DIALER_CONCURRENCY);
     if (wants(10) || wants(11)) await speedRows(ctx);
     if (wants(12)) await eventsRow(ctx);
+    if (wants(13)) await dncRow(ctx);
   } finally {
     ctx.rss.unshift({ store: kind, mode: 'memory limiter', mb: await leadline.stop() });
     for (const s of ctx.servers) await s.stop();
