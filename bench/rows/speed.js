@@ -65,7 +65,10 @@ export async function idleDialer(url, logFile, log, db, kind, { warmSeconds, sec
   const exited = new Promise((r) => child.once('exit', r));
   const stop = async () => {
     if (child.exitCode === null) child.kill('SIGTERM');
-    await Promise.race([exited, sleep(15_000)]);
+    // the timer is cleared: left running, it kept the bench process alive 15 s after the dialer had exited
+    let timer;
+    await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+    clearTimeout(timer);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   try {
@@ -114,7 +117,15 @@ export async function speedRows(ctx) {
   const open = { companyId: store.companyId, hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00' };
   const { campaignId } = await createCampaign(db, { ...open, name: 'bench speed to lead', provider: 'webhook', provider_url: rx.url });
   // the idle campaigns of row 11, nothing due in any of them
-  for (let i = 0; i < S.idleCampaigns; i++) await createCampaign(db, { ...open, name: `bench idle ${i}` });
+  const served = [campaignId];
+  for (let i = 0; i < S.idleCampaigns; i++) served.push((await createCampaign(db, { ...open, name: `bench idle ${i}` })).campaignId);
+  // The other rows' campaigns hold due leads (row 4's million): paused, so that the dialer, which
+  // serves every campaign, is idle. Unpaused, it was calling them, and no lead of row 10 arrived.
+  await db.kysely
+    .updateTable('campaigns')
+    .set({ paused_at: Date.now(), paused_reason: 'bench: rows 10 and 11 measure an idle dialer' })
+    .where('id', 'not in', served)
+    .execute();
   // Row 11 first, while nothing at all is due.
   const dialer = await idleDialer(store.url, ctx.logFile('speed-dialer'), log, db, kind, {
     warmSeconds: S.idleWarmSeconds,
