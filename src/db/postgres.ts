@@ -176,6 +176,11 @@ export function openPostgres(givenUrl: string, opts: DbOptions): Db {
     // client-side bound that also covers a server that stopped answering
     // without closing the connection.
     statement_timeout: pgbouncer ? undefined : statementTimeoutMs,
+    // No JIT: PostgreSQL compiled the dialer's claim statement on every run (its estimated cost
+    // on a million-lead campaign passes jit_above_cost), which took longer than running it
+    // (bench row 7: 250 leads/s with it). A startup parameter, which PgBouncer refuses like
+    // statement_timeout: behind it, set `jit = off` for leadline's role (docs/operations.md).
+    options: pgbouncer ? undefined : '-c jit=off',
     // bigint columns (seq, epoch ms) fit in a double; parse them as numbers.
     types: {
       getTypeParser: ((oid: number, format?: string) =>

@@ -34,11 +34,16 @@ export const unheld = sql`claimed_by is null`;
  * with a long list it then hashes the whole list and reads the campaign's
  * whole due range instead of walking it in order up to the claim's limit. A
  * lead with no number yet (prefetch) passes; its number is checked right
- * before its call (QueueStore.open). `campaignId` is a value, or a column of
+ * before its call (QueueStore.open). Spelt `(case … end) is not null`: PostgreSQL
+ * estimates `(subquery) is null` to hold for 0.5% of rows, which made it expect
+ * a handful of due leads and read and sort a priority's whole due range
+ * (bench row 7, a million-lead campaign, at a tenth of its speed); `is not
+ * null` on an expression it estimates at 99.5%. `campaignId` is a value, or a column of
  * an outer query (one statement over many campaigns).
  */
-export const notListed = (campaignId: string | RawBuilder<unknown>) => sql`(select 1 from dnc d
-  where d.company_id = (select company_id from campaigns where id = ${campaignId}) and d.phone_number = leads.phone_number limit 1) is null`;
+export const notListed = (campaignId: string | RawBuilder<unknown>) => sql`(case when (select 1 from dnc d
+  where d.company_id = (select company_id from campaigns where id = ${campaignId}) and d.phone_number = leads.phone_number limit 1) is null
+  then 1 end) is not null`;
 
 /** a claimed row as both claim statements return it */
 export interface ClaimRow {

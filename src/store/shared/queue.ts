@@ -85,25 +85,33 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
       .execute();
     const companyOf = new Map(companies.map((r) => [r.id, r]));
     const numberKey = (o: AttemptOpening) => `${companyOf.get(o.lead.campaignId)?.company_id} ${o.phoneNumber}`;
-    if (this.db.dialect === 'postgres')
-      for (const k of [...new Set(numbered.map(numberKey))].sort())
-        await sql`select pg_advisory_xact_lock(hashtext(${`number:${k}`}))`.execute(this.ex);
+    // One statement each for the whole batch (a statement per number was most of a call's
+    // round trips: bench row 7). The locks are taken in one order, so that two dialers'
+    // batches never wait on each other in a cycle; unnest yields the sorted keys in order.
+    if (this.db.dialect === 'postgres') {
+      const keys = [...new Set(numbered.map(numberKey))].sort().map((k) => `number:${k}`);
+      await sql`select pg_advisory_xact_lock(hashtext(k)) from unnest(${keys}::text[]) as k`.execute(this.ex);
+    }
+    const inCall = new Set<string>();
+    for (const [companyId, group] of groupBy(numbered, (o) => companyOf.get(o.lead.campaignId)?.company_id ?? '')) {
+      if (companyId === '') continue;
+      const rows = await this.ex
+        .selectFrom('attempts')
+        .select('phone_number')
+        .distinct()
+        .where('company_id', '=', companyId)
+        .where('phone_number', 'in', [...new Set(group.map((o) => o.phoneNumber!))])
+        .where('state', '<>', 'closed')
+        .execute();
+      for (const r of rows) inCall.add(`${companyId} ${r.phone_number}`);
+    }
     const attempts = new KyselyAttemptStore(this.ex, digester(this.db, this.ex));
     const seen = new Set<string>();
     for (const o of numbered) {
       const company = companyOf.get(o.lead.campaignId);
       if (!company) continue;
       const k = numberKey(o);
-      const busy =
-        seen.has(k) ||
-        (await this.ex
-          .selectFrom('attempts')
-          .select('attempt_id')
-          .where('company_id', '=', company.company_id)
-          .where('phone_number', '=', o.phoneNumber)
-          .where('state', '<>', 'closed')
-          .limit(1)
-          .executeTakeFirst()) !== undefined;
+      const busy = seen.has(k) || inCall.has(k);
       seen.add(k);
       if (busy) {
         held.set(o.attemptId, 'number busy');
