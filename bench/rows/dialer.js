@@ -50,10 +50,22 @@ async function benchDialer({ api, url, campaignId, workers, concurrency, warmSec
     ).join('\n');
     const out = openSync(logFile, 'a');
     for (let i = 0; i < workers; i++) {
-      const child = spawn(process.execPath, [...(process.env.BENCH_DIALER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_DIALER_PROF] : []), LEADLINE_BIN, 'dialer', '--campaign', campaignId, '--simulate-duration', '0s'], {
-        env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info' },
-        stdio: ['ignore', out, out],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          ...(process.env.BENCH_DIALER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_DIALER_PROF] : []),
+          LEADLINE_BIN,
+          'dialer',
+          '--campaign',
+          campaignId,
+          '--simulate-duration',
+          '0s',
+        ],
+        {
+          env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info' },
+          stdio: ['ignore', out, out],
+        },
+      );
       children.push({ child, exited: new Promise((r) => child.once('exit', r)) });
     }
     const count = async () =>
