@@ -24,6 +24,17 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     await store?.drop();
   });
 
+  /** n campaigns whose one lead falls due a year from now: nothing of theirs is due */
+  const idleCampaigns = async (n: number) => {
+    const year = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    const idle = [];
+    for (let i = 0; i < n; i++) {
+      const id = await makeCampaign(db);
+      await seedLeads(db, id, [{ scheduledFor: year }]);
+      idle.push(await load(id));
+    }
+    return idle;
+  };
   const load = async (id: string) => {
     const [c] = await loadDialerCampaigns(db, [id], {}, (_, err) => {
       throw err;
@@ -117,13 +128,7 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
   });
 
   it("a pass asks woken campaigns first and gives the poll's checks a slice; the unchecked stay due for the next pass", async () => {
-    const year = new Date(Date.now() + 365 * 86_400_000).toISOString();
-    const idle = [];
-    for (let i = 0; i < 5; i++) {
-      const id = await makeCampaign(db);
-      await seedLeads(db, id, [{ scheduledFor: year }]);
-      idle.push(await load(id));
-    }
+    const idle = await idleCampaigns(5);
     const woken = await load(await makeCampaign(db));
     await seedLeads(db, woken.id, [{}]);
     // a statement for each campaign's check: the slice can end between them
@@ -151,13 +156,7 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
   });
 
   it('checks the campaigns of a pass in one statement per batch, not one each', async () => {
-    const year = new Date(Date.now() + 365 * 86_400_000).toISOString();
-    const idle = [];
-    for (let i = 0; i < 5; i++) {
-      const id = await makeCampaign(db);
-      await seedLeads(db, id, [{ scheduledFor: year }]);
-      idle.push(await load(id));
-    }
+    const idle = await idleCampaigns(5);
     const due = await load(await makeCampaign(db));
     await seedLeads(db, due.id, [{}]);
     const batches: string[][] = [];
