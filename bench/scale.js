@@ -183,7 +183,7 @@ export async function scaleRun({ raw, tmp, log }) {
   const db = openStore(parseDatabaseUrl(store.url), { pgPoolSize: 2, pgStatementTimeoutMs: 3_600_000 });
   try {
     const { companyId } = await createCompany(db, 'Scale template');
-    const open = { hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00' };
+    const open = { hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00', regional_rules: 'off' };
     const template = await createCampaign(db, { companyId, name: 'template', ...open });
     await tenants(db, { companyId, campaignId: template.campaignId });
     const { campaignId: measured } = await createCampaign(db, {

@@ -52,6 +52,7 @@ const DIALER = process.env.SOAK_DIALER !== '0';
 const CALLING = {
   hours: 'mon-sun 00:00-24:00',
   local_window: '00:00-24:00',
+  regional_rules: 'off',
   concurrency: 5,
   max_attempts: 3,
   retry_delay_ms: 0,

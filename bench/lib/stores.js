@@ -14,7 +14,7 @@ import { openStore } from '../../dist/store/index.js';
 import { parseDatabaseUrl } from '../../dist/config.js';
 
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const ALWAYS_OPEN = { hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00' };
+const ALWAYS_OPEN = { hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00', regional_rules: 'off' };
 
 async function admin(text) {
   const client = new pg.Client({ connectionString: PG_ADMIN_URL });

@@ -33,6 +33,7 @@ async function benchDialer({ api, url, campaignId, workers, concurrency, warmSec
       provider: 'simulate',
       hours: 'mon-sun 00:00-24:00',
       local_window: '00:00-24:00',
+      regional_rules: 'off',
       // a campaign's concurrency holds across all its dialers: 50 per worker is this much in all
       concurrency: concurrency * workers,
     });

@@ -16,7 +16,7 @@ import { claimDueFree } from '../../dist/dialer/claim.js';
 import { openStore } from '../../dist/store/index.js';
 import { latencyRow } from '../lib/stats.js';
 
-const ALWAYS_OPEN = { hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00' };
+const ALWAYS_OPEN = { hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00', regional_rules: 'off' };
 const LEADS = 2000;
 
 /** n numbers on the company's list, set-based, none of them a lead's */

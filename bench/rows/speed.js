@@ -114,7 +114,7 @@ export async function speedRows(ctx) {
   const { kind, S, store, leadline, base, rows, log, H } = ctx;
   const rx = await receiver();
   const db = openStore(parseDatabaseUrl(store.url), { pgPoolSize: 2 });
-  const open = { companyId: store.companyId, hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00' };
+  const open = { companyId: store.companyId, hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00', regional_rules: 'off' };
   const { campaignId } = await createCampaign(db, { ...open, name: 'bench speed to lead', provider: 'webhook', provider_url: rx.url });
   // the idle campaigns of row 11, nothing due in any of them
   const served = [campaignId];

@@ -8,6 +8,7 @@ import { parseRetryDelays } from './retry-delays.js';
 import { DEFAULT_FAILURE_MIX_SPEC, formatFailureMix, parseFailureMix } from '../dialer/providers/failure-mix.js';
 import { formatHours, parseHours, parseLocalWindow, validateTimeZone } from '../scheduling/hours.js';
 import { parseClosedDates } from '../scheduling/closed-dates.js';
+import { isRegionalRules } from '../compliance/regional-rules.js';
 import type { CampaignTable } from '../db/schema.js';
 import { isPlatformName, platformFor } from '../dialer/providers/platforms/index.js';
 
@@ -40,6 +41,7 @@ export type CampaignSettings = Partial<
     | 'calls_per_second'
     | 'closed_dates'
     | 'require_consent'
+    | 'regional_rules'
   >
 >;
 
@@ -64,6 +66,7 @@ export const DEFAULT_SETTINGS = Object.freeze({
   retry_delays: '',
   closed_dates: '',
   require_consent: 0,
+  regional_rules: 'us',
 } satisfies CampaignSettings);
 
 export class SettingsError extends Error {}
@@ -116,6 +119,10 @@ export const parseSetting = {
     }),
   // Stored in canonical form (us-federal first, dates sorted); '' or "none" for none.
   closedDates: (raw: string) => rethrow('--closed-dates', () => parseClosedDates(raw).spec),
+  regionalRules: (raw: string) => {
+    const v = raw.trim().toLowerCase();
+    return isRegionalRules(v) ? v : fail(`--regional-rules must be us or off, got "${raw}"`);
+  },
   maxAttempts: (raw: string) => wholeNumber('--max-attempts', raw, MAX_ATTEMPTS),
   /** a plain duration, or per outcome: busy=10m,no-answer=2h,default=30m */
   retryDelay: (raw: string): Pick<CampaignSettings, 'retry_delay_ms' | 'retry_delays'> =>

@@ -43,6 +43,11 @@ export function settingsOptions(command: Command): Command {
       "dates nobody is called, on the called person's calendar: ISO dates and us-federal (US federal holidays, as observed), e.g. us-federal,2026-12-24; none = off",
       arg(parseSetting.closedDates),
     )
+    .option(
+      '--regional-rules <us|off>',
+      "us (the default): US numbers are called only in the hours their state allows (docs/compliance.md); off: only the campaign's own hours",
+      arg(parseSetting.regionalRules),
+    )
     .option('--require-consent', 'call a lead only when its metadata.consentAt holds an ISO 8601 timestamp')
     .option('--no-require-consent', 'call leads without a consentAt too (the default)')
     .option(
@@ -108,6 +113,7 @@ export type SettingsFlags = {
   localWindow?: string;
   closedDates?: string;
   requireConsent?: boolean;
+  regionalRules?: string;
   predialUrl?: string;
   predialSecret?: string;
   provider?: string;
@@ -132,6 +138,7 @@ export const toSettings = (o: SettingsFlags): CampaignSettings => ({
   local_window: o.localWindow,
   closed_dates: o.closedDates,
   require_consent: o.requireConsent === undefined ? undefined : o.requireConsent ? 1 : 0,
+  regional_rules: o.regionalRules,
   predial_url: o.predialUrl,
   predial_secret: o.predialSecret,
   provider: o.provider,
@@ -156,6 +163,7 @@ export function settingsJson(c: CampaignRow) {
     localWindow: c.local_window,
     closedDates: c.closed_dates,
     requireConsent: Boolean(c.require_consent),
+    regionalRules: c.regional_rules,
     maxAttempts: c.max_attempts,
     retryDelay: formatRetryDelays(Number(c.retry_delay_ms), c.retry_delays),
     callTimeout: formatDuration(Number(c.call_timeout_ms)),
@@ -197,6 +205,7 @@ export function describe(c: CampaignRow): string {
     `local window:  ${c.local_window === '00:00-24:00' ? 'off' : c.local_window}`,
     `closed dates:  ${c.closed_dates === '' ? 'none' : c.closed_dates}`,
     `consent:       ${c.require_consent ? 'required (metadata.consentAt)' : 'not required'}`,
+    `state rules:   ${c.regional_rules === 'us' ? "us (US numbers: their state's calling hours)" : 'off'}`,
     `max attempts:  ${c.max_attempts}`,
     `retry delay:   ${s.retryDelay}`,
     `call timeout:  ${s.callTimeout}`,

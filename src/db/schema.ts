@@ -55,6 +55,8 @@ export interface CampaignTable {
   closed_dates: string;
   /** --require-consent: 1 when a lead is due only with metadata.consentAt set (migration 0014) */
   require_consent: number;
+  /** --regional-rules: 'us' applies the US state calling rules to US numbers, 'off' does not (migration 0016) */
+  regional_rules: string;
   created_at: number;
 }
 

@@ -6,6 +6,7 @@
  * attempt written first, and an attempt is never placed twice.
  */
 import { callCapFor } from '../compliance/call-caps.js';
+import { regionalLimitFor, withRegionalLimit } from '../compliance/regional-rules.js';
 import { parseMetadata } from '../leads/metadata.js';
 import { isClosedAt } from '../scheduling/closed-dates.js';
 import { isOpen } from '../scheduling/hours.js';
@@ -62,20 +63,31 @@ const NO_OVERLAP_RETRY_MS = 24 * 3_600_000;
 export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: ClaimedLead, signal: AbortSignal): Promise<LeadOutcome> {
   const { store } = deps;
   const metadata = parseMetadata(lead.metadata);
-  /** undoes the claim when the window is closed, or the date a closed one, in one of the zones; null when it is open in all */
-  const deferral = (leadZones: string[], learnt?: string[]): Promise<LeadOutcome> | null => {
+  /**
+   * Undoes the claim when the window is closed, or the date a closed one, in
+   * one of the zones; null when it is open in all. The window is the
+   * campaign's, narrowed by the number's state under --regional-rules us.
+   * The claim checks the campaign's own window only (it knows zones, not
+   * states), so a lead held back by its state alone is given back due at its
+   * state's next opening, or the claim would take it again at once.
+   */
+  const deferral = (number: string | null, leadZones: string[], learnt?: string[]): Promise<LeadOutcome> | null => {
     const zones = zonesToCheck(leadZones, campaign.timezone);
     const now = new Date(deps.now());
-    const closed = campaign.closedDates;
-    if (zones.every((z) => isOpen(campaign.localWindow, z, now) && !(closed && isClosedAt(closed, z, now)))) return null;
+    const own = { window: campaign.localWindow, closed: campaign.closedDates };
+    const state = regionalLimitFor(campaign.regionalRules, number);
+    const { window, closed } = withRegionalLimit(own, state);
+    const openIn = (w: typeof own) => zones.every((z) => isOpen(w.window, z, now) && !(w.closed && isClosedAt(w.closed, z, now)));
+    if (openIn({ window, closed })) return null;
     const opens = earliestOpen(
-      zones.map((z) => [campaign.localWindow, z, closed] as const),
+      zones.map((z) => [window, z, closed] as const),
       now,
     );
     const until = new Date(opens ? opens.getTime() : now.getTime() + NO_OVERLAP_RETRY_MS).toISOString();
+    const byStateOnly = state !== null && openIn(own);
     return (async () => {
       const localZones = learnt ? await zoneSetIdFor(store, zoneSetKeyOf(learnt)) : undefined;
-      await store.queue.release(lead, { localZones, now: deps.now() });
+      await store.queue.release(lead, { localZones, now: deps.now(), ...(byStateOnly ? { until } : {}) });
       return { kind: 'deferred', until };
     })();
   };
@@ -87,7 +99,7 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
   // The claim took the lead inside its window (claim.ts); this catches a
   // window that closed since, on the same zones the claim used.
   const stored = lead.localZones === null ? undefined : await zonesOfSet(store, lead.localZones);
-  const early = deferral(stored ?? zonesForLead({ phoneNumber: lead.phoneNumber, metadata }));
+  const early = deferral(lead.phoneNumber, stored ?? zonesForLead({ phoneNumber: lead.phoneNumber, metadata }));
   if (early) return early;
   // --calls-per-second: the wait comes before the attempt starts, so its start is the call's
   if (deps.pace) {
@@ -117,7 +129,7 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
       // its window the lead keeps those zones, and the claim leaves it alone
       // until they open (`explain` reads the same zones).
       const zones = zonesForLead({ phoneNumber, metadata });
-      const late = deferral(zones, zones);
+      const late = deferral(phoneNumber, zones, zones);
       if (late) return late;
     } else {
       predialFailure = found.reason;

@@ -17,6 +17,8 @@ export interface DialerCampaign {
   readonly localWindow: WeeklyHours;
   /** --closed-dates; null when none */
   readonly closedDates: ClosedDates | null;
+  /** --regional-rules: 'us' or 'off' (compliance/regional-rules.ts) */
+  readonly regionalRules: string;
   readonly provider: CallProvider;
   /** in plain text (stored sealed when SECRET_KEY is set) */
   readonly predialSecret: string | null;
@@ -34,6 +36,7 @@ function toDialerCampaign(row: CampaignRow, providers: ProviderOptions): DialerC
     hours: parseHours(row.hours),
     localWindow: parseLocalWindow(row.local_window),
     closedDates: closedDatesOf(row.closed_dates),
+    regionalRules: row.regional_rules,
     provider: providerFor(row, providers),
     predialSecret: predialSecret(row, providers.secrets ?? secretsFor(undefined)),
     retry: { defaultMs: Number(row.retry_delay_ms), byOutcome: row.retry_delays },

@@ -3,7 +3,8 @@
 // the readable reference the CLI's "why not called" output is built on.
 
 import type { LeadStatus } from '../leads/lifecycle.js';
-import { type ClosedDates, closedReason, localDate, nextOpenOutside } from '../scheduling/closed-dates.js';
+import type { RegionalLimit } from '../compliance/regional-rules.js';
+import { type ClosedDates, closedReason, isClosedAt, localDate, nextOpenOutside } from '../scheduling/closed-dates.js';
 import { isOpen, type WeeklyHours } from '../scheduling/hours.js';
 
 const DUE_REASONS = [
@@ -13,6 +14,7 @@ const DUE_REASONS = [
   'outside hours',
   'local time',
   'closed date',
+  "outside the state's calling hours",
   'claimed by another worker',
   'campaign paused',
   "on the company's do-not-call list",
@@ -46,6 +48,8 @@ export interface DueInput {
   doNotCall?: { addedAt: Date; source: string } | null;
   /** the company's per-number call cap the number is at, and when a call is next allowed; absent or null when none */
   callCap?: { cap: string; until: Date } | null;
+  /** --regional-rules us: what the number's state allows (regionalLimitFor); absent or null when no state rule applies */
+  regional?: RegionalLimit | null;
   /** --require-consent: whether metadata.consentAt holds a timestamp (hasConsent); absent when the campaign does not require it */
   consent?: boolean;
 }
@@ -96,6 +100,14 @@ export function explainDue(input: DueInput, now: Date): DueExplanation {
     reasons.push('closed date');
     details['closed date'] = closedIn;
   }
+  const regional = input.regional ?? null;
+  if (
+    regional &&
+    zones.some((z) => !isOpen(regional.hours, z, now) || (regional.closedDates && isClosedAt(regional.closedDates, z, now)))
+  ) {
+    reasons.push("outside the state's calling hours");
+    details["outside the state's calling hours"] = regional.label;
+  }
   if (claimed) reasons.push('claimed by another worker');
   const paused = typeof campaign.pausedReason === 'string';
   if (paused) {
@@ -131,8 +143,13 @@ function earliestDue(input: DueInput, zones: string[], now: Date): Date | null {
     later(later(later(now, input.scheduledFor), input.nextAttemptAt), input.claimedBy ? input.claimExpiresAt : null),
     input.callCap?.until ?? null,
   );
+  const regional = input.regional ?? null;
   return earliestOpen(
-    [[campaign.hours, campaign.timezone], ...zones.map((z) => [campaign.localWindow, z, campaign.closedDates ?? null] as const)],
+    [
+      [campaign.hours, campaign.timezone],
+      ...zones.map((z) => [campaign.localWindow, z, campaign.closedDates ?? null] as const),
+      ...(regional ? zones.map((z) => [regional.hours, z, regional.closedDates] as const) : []),
+    ],
     at,
   );
 }

@@ -7,6 +7,7 @@ import { parseHours, parseLocalWindow } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
 import { type DueExplanation, explainDue } from './due.js';
 import { hasConsent } from '../compliance/consent.js';
+import { regionalLimitFor } from '../compliance/regional-rules.js';
 import { zonesOfSet } from './local-zones.js';
 import { zonesForLead } from './phone-timezone.js';
 
@@ -50,6 +51,7 @@ export async function explainLead(
       },
       leadZones: stored ?? zonesForLead({ phoneNumber: lead.phone_number, metadata: parseMetadata(lead.metadata) }),
       doNotCall: listed ? { addedAt: new Date(listed.addedAt), source: listed.source } : null,
+      regional: regionalLimitFor(campaign.regional_rules, lead.phone_number),
       callCap: cap ? { cap: cap.cap, until: new Date(cap.until) } : null,
       ...(campaign.require_consent ? { consent: hasConsent(parseMetadata(lead.metadata)) } : {}),
     },

@@ -15,6 +15,7 @@ export const LABELS = {
   local_window: 'Local window',
   closed_dates: 'Closed dates',
   require_consent: 'Require consent',
+  regional_rules: 'State calling rules',
   max_attempts: 'Maximum attempts',
   retry_delay: 'Retry delay',
   call_timeout: 'Call timeout',
@@ -79,6 +80,7 @@ export function valuesOf(c: FormSource): FormValues {
     local_window: c.local_window,
     closed_dates: c.closed_dates,
     require_consent: c.require_consent ? 'yes' : 'no',
+    regional_rules: c.regional_rules,
     max_attempts: String(c.max_attempts),
     retry_delay: formatRetryDelays(Number(c.retry_delay_ms), c.retry_delays),
     call_timeout: formatDuration(Number(c.call_timeout_ms)),
@@ -175,6 +177,9 @@ export function parseForm(f: FormValues): { name: string | undefined; settings: 
       return v === 'yes' ? 1 : 0;
     });
   }
+  // a form from before the state rules leaves them alone
+  if (f.regional_rules !== undefined)
+    settings.regional_rules = read('regional_rules', () => parseSetting.regionalRules(text('regional_rules')));
   if (f.provider_option !== undefined) settings.provider_options = optionLines(f.provider_option);
   if (f.provider_base_url !== undefined) settings.provider_base_url = optional('provider_base_url', parseSetting.providerBaseUrl);
   // write-only, like the predial secret: empty keeps the stored one

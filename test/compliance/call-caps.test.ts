@@ -58,7 +58,8 @@ describe.each(await availableStores())('call caps and one call per number on %s'
     const { companyId } = await createCompany(db, 'Caps Co');
     await db.companies.setCallCaps(companyId, caps);
     const campaign = async () =>
-      (await createCampaign(db, { companyId, name: 'c', hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00' })).campaignId;
+      (await createCampaign(db, { companyId, name: 'c', hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00', regional_rules: 'off' }))
+        .campaignId;
     return { companyId, campaign };
   };
 

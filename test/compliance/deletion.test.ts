@@ -36,8 +36,15 @@ describe.each(await availableStores())('deleting a lead on %s', (kind) => {
   afterAll(() => f?.close());
 
   const campaign = async () =>
-    (await createCampaign(f.db, { companyId: f.ids.companyA, name: 'Deleting', hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00' }))
-      .campaignId;
+    (
+      await createCampaign(f.db, {
+        companyId: f.ids.companyA,
+        name: 'Deleting',
+        hours: 'mon-sun 00:00-24:00',
+        local_window: '00:00-24:00',
+        regional_rules: 'off',
+      })
+    ).campaignId;
   const dial = (campaignId: string, now: number) =>
     new Dialer({
       store: f.db,

@@ -44,7 +44,13 @@ describe.each(await availableStores())('leadline purge on %s', (kind) => {
   const company = async (caps: string) => {
     const { companyId } = await createCompany(db, 'Purge Co');
     await db.companies.setCallCaps(companyId, caps);
-    const { campaignId } = await createCampaign(db, { companyId, name: 'c', hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00' });
+    const { campaignId } = await createCampaign(db, {
+      companyId,
+      name: 'c',
+      hours: 'mon-sun 00:00-24:00',
+      local_window: '00:00-24:00',
+      regional_rules: 'off',
+    });
     return { companyId, campaignId };
   };
   /** a lead called once at `at` */

@@ -31,6 +31,7 @@ describe.each(await availableStores())('the list endpoint after dialing, on %s',
     await updateCampaign(f.db, c, {
       hours: 'mon-sun 00:00-24:00',
       local_window: '00:00-24:00',
+      regional_rules: 'off',
       max_attempts: 2,
       retry_delay_ms: 0,
       provider: 'webhook',

@@ -190,6 +190,18 @@ describe('leadline campaign create / update', () => {
     expect(bad.stderr).toContain('--closed-dates: "2026-13-01" is not a date');
   });
 
+  it('--regional-rules: us by default, off on update, anything else refused (exit 2)', async () => {
+    const { campaignId } = await json(['campaign', 'create', '--company', companyId, '--name', 'States']);
+    expect(await campaign(campaignId)).toMatchObject({ regional_rules: 'us' });
+    expect((await run(['campaign', 'show', campaignId])).stdout).toContain("state rules:   us (US numbers: their state's calling hours)");
+    await json(['campaign', 'update', campaignId, '--regional-rules', 'off']);
+    expect(await json(['campaign', 'show', campaignId])).toMatchObject({ regionalRules: 'off' });
+    const bad = await run(['campaign', 'update', campaignId, '--regional-rules', 'ca']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--regional-rules must be us or off, got "ca"');
+    expect(await campaign(campaignId)).toMatchObject({ regional_rules: 'off' });
+  });
+
   it('update of a missing campaign exits 1', async () => {
     const r = await run(['campaign', 'update', 'cp_missing', '--concurrency', '2']);
     expect(r.code).toBe(1);
@@ -210,6 +222,8 @@ describe('leadline dialer, recycle and lead explain', () => {
       'mon-sun 00:00-24:00',
       '--local-window',
       '00:00-24:00',
+      '--regional-rules',
+      'off',
       '--max-attempts',
       '1',
       '--simulate-success',
@@ -261,6 +275,8 @@ describe('leadline dialer, recycle and lead explain', () => {
       'mon-sun 00:00-24:00',
       '--local-window',
       '00:00-24:00',
+      '--regional-rules',
+      'off',
       '--simulate-success',
       '0',
       '--simulate-failures',
@@ -312,6 +328,8 @@ describe('leadline dialer, recycle and lead explain', () => {
       'mon-sun 00:00-24:00',
       '--local-window',
       '00:00-24:00',
+      '--regional-rules',
+      'off',
       '--concurrency',
       '2',
       '--simulate-success',
@@ -346,6 +364,8 @@ describe('leadline dialer, recycle and lead explain', () => {
       'mon-sun 00:00-24:00',
       '--local-window',
       '00:00-24:00',
+      '--regional-rules',
+      'off',
     ]);
     const [id] = await seedLeads(db, campaignId, [{}]);
     const d = startDialer(['--campaign', campaignId, '--simulate-duration', '1h', '--grace', '0s'], env);
@@ -374,6 +394,8 @@ describe('the outbound policy in a dialer process', () => {
         'mon-sun 00:00-24:00',
         '--local-window',
         '00:00-24:00',
+        '--regional-rules',
+        'off',
         '--max-attempts',
         '1',
         '--simulate-success',

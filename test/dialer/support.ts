@@ -20,6 +20,7 @@ export async function makeCampaign(db: Store, settings: CampaignSettings = {}): 
     name: 'Dialer',
     hours: 'mon-sun 00:00-24:00',
     local_window: '00:00-24:00',
+    regional_rules: 'off',
     ...settings,
   });
   return campaignId;

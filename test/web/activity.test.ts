@@ -29,6 +29,7 @@ describe.each(await availableStores())('dashboard dialer views on %s', (kind) =>
       name: 'Always failing',
       hours: 'mon-sun 00:00-24:00',
       local_window: '00:00-24:00',
+      regional_rules: 'off',
       max_attempts: 2,
       retry_delay_ms: 0,
       simulate_success: 0,

@@ -196,6 +196,7 @@ describe.skipIf(!runBrowserSuite)('running a campaign from the dashboard in a re
       name: 'Charted',
       hours: 'mon-sun 00:00-24:00',
       local_window: '00:00-24:00',
+      regional_rules: 'off',
       concurrency: 20,
     });
     const { key } = await createKey(site.db, { companyId: site.companyA, name: 'chart loader', scope: 'write' });

@@ -15,6 +15,8 @@ const REASONS: Record<DueReason, string> = {
   'outside hours': "It is outside the campaign's calling hours.",
   'local time': "It is outside the called person's local window (their time zone comes from the number).",
   'closed date': "It is one of the campaign's closed dates on the called person's calendar: nobody is called that day.",
+  "outside the state's calling hours":
+    "The number's US state allows automated calls only at certain hours and days (the campaign's state calling rules are on): the call waits for them.",
   'claimed by another worker': 'A dialer is calling it right now.',
   'campaign paused': 'The campaign is paused: no call is placed until it is resumed.',
   "on the company's do-not-call list": "Its number is on the company's do-not-call list: it is not called until the number is removed.",

@@ -41,6 +41,7 @@ const HINTS: Partial<Record<Field | 'new_predial_secret', Html | string>> = {
   local_window: html`Hours on the called person's own clock (from their number), e.g. <code>08:00-21:00</code>.`,
   closed_dates: html`Dates nobody is called, on the called person's calendar: <code>us-federal</code> (US federal holidays, as observed) and dates like <code>2026-12-24</code>, comma-separated. Empty: none.`,
   require_consent: html`Yes: a lead is called only when its metadata has <code>consentAt</code>, an ISO 8601 timestamp.`,
+  regional_rules: html`<code>us</code>: a US number is called only in the hours its state allows automated calls, and not on US federal holidays where its state forbids holiday calls (see docs/compliance.md; not legal advice). <code>off</code>: only the hours above.`,
   max_attempts: 'Failed calls before a lead is exhausted (1–100).',
   retry_delay: html`Wait after a failed attempt, e.g. <code>30m</code>, or per outcome: <code>busy=10m,no-answer=2h,default=30m</code>.`,
   call_timeout: html`An attempt whose outcome has not arrived after this long closes as unknown, e.g. <code>30m</code>.`,
@@ -125,6 +126,9 @@ ${errorSummary(errors)}
       <div class="field"><label for="f-require_consent">${LABELS.require_consent}</label>
         <select id="f-require_consent" name="require_consent">${['no', 'yes'].map((x) => html`<option${values.require_consent === x ? html` selected` : ''}>${x}</option>`)}</select>
         <div class="hint">${HINTS.require_consent}</div></div>
+      <div class="field"><label for="f-regional_rules">${LABELS.regional_rules}</label>
+        <select id="f-regional_rules" name="regional_rules">${['us', 'off'].map((x) => html`<option${values.regional_rules === x ? html` selected` : ''}>${x}</option>`)}</select>
+        <div class="hint">${HINTS.regional_rules}</div></div>
       ${input('max_attempts', values, errors, 'number', html`required min="1" max="100"`)}
       ${input('retry_delay', values, errors, 'text', 'required')}
       ${input('concurrency', values, errors, 'number', html`required min="1" max="1000"`)}
