@@ -34,6 +34,7 @@ import { limiterRow, smallCallRows } from './rows/small.js';
 import { speedRows } from './rows/speed.js';
 import { eventsRow } from './rows/events.js';
 import { dncRow } from './rows/dnc.js';
+import { outboxRow } from './rows/outbox.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -167,6 +168,7 @@ async function benchStore(kind) {
     if (wants(10) || wants(11)) await speedRows(ctx);
     if (wants(12)) await eventsRow(ctx);
     if (wants(13)) await dncRow(ctx);
+    if (wants(14)) await outboxRow(ctx);
   } finally {
     ctx.rss.unshift({ store: kind, mode: 'memory limiter', mb: await leadline.stop() });
     for (const s of ctx.servers) await s.stop();

@@ -80,7 +80,28 @@ const DEDUPE = {
 const copyField = (v) =>
   v === null ? '\\N' : String(v).replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]);
 
-export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', poolSize = 20 } = {}) {
+/**
+ * Row 14: a lead.created item as leadline's outbox writes it (JSON.stringify
+ * of { leadId, externalId }: no spaces, a missing externalId null), built from
+ * the inserted row; to_json escapes text as JSON.stringify does.
+ */
+const EVENT_ITEM = `'{"leadId":' || to_json(id)::text || ',"externalId":' || coalesce(to_json(external_id)::text, 'null') || '}'`;
+/**
+ * The one events row of a bulk, read from the CTE `ins` (the inserted leads):
+ * its items in request order (seq follows it), its company read from the
+ * campaign; nothing when no lead was inserted. With the NOTIFY leadline's
+ * outbox sends in the same statement (src/store/events.ts), delivered at commit.
+ */
+const EVENTS_FROM_INS = `ev as (
+    insert into events (type, company_id, campaign_id, created_at, count, items)
+    select 'lead.created', c.company_id, c.id, $2::bigint, i.n, i.items
+    from (select count(*) as n, '[' || string_agg(${EVENT_ITEM}, ',' order by seq) || ']' as items from ins) i
+    join campaigns c on c.id = $1
+    where i.n > 0
+    returning campaign_id
+  )`;
+
+export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', outbox = 'cte', poolSize = 20 } = {}) {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -111,35 +132,87 @@ export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', pool
         ids(await run({ name: `floor-${form}`, text }, src.args(campaignId, now, rows, first)));
     }
   }
-  Object.assign(insertForms, {
-    // a retry answered by reads: one probe of the first lead; when it is
-    // there, the batch's externalIds are looked up (then the phone numbers of
-    // the leads whose externalId is free), duplicates decided in request
-    // order in JS, and only what is left goes to the 'json' insert
-    'json-lookup': async (campaignId, now, rows) => {
-      const first = rows[0];
-      const [hit] = await run(
-        { name: 'floor-first', text: `select ${taken('external_id', '$2::text')} or ${taken('phone_number', '$3::text')} as hit` },
-        [campaignId, first.externalId, first.phoneNumber],
-      );
-      if (!hit.hit) return insertForms.json(campaignId, now, rows);
-      const lookup = (column, values) =>
-        values.length === 0
-          ? []
-          : run(
-              {
-                name: `floor-lookup-${column}`,
-                text: `select l.v from unnest($2::text[]) as j(v)
+  // a retry answered by reads: one probe of the first lead; when it is
+  // there, the batch's externalIds are looked up (then the phone numbers of
+  // the leads whose externalId is free), duplicates decided in request
+  // order in JS, and only what is left goes to the insert (`then`)
+  const lookupThen = (then) => async (campaignId, now, rows) => {
+    const first = rows[0];
+    const [hit] = await run(
+      { name: 'floor-first', text: `select ${taken('external_id', '$2::text')} or ${taken('phone_number', '$3::text')} as hit` },
+      [campaignId, first.externalId, first.phoneNumber],
+    );
+    if (!hit.hit) return then(campaignId, now, rows);
+    const lookup = (column, values) =>
+      values.length === 0
+        ? []
+        : run(
+            {
+              name: `floor-lookup-${column}`,
+              text: `select l.v from unnest($2::text[]) as j(v)
                   cross join lateral (select j.v from leads where campaign_id = (select $1::text) and ${column} = j.v limit 1) l`,
-                rowMode: 'array',
-              },
-              [campaignId, values],
-            );
-      const externalIds = new Set((await lookup('external_id', externalIdsOf(rows))).map((r) => r[0]));
-      const phoneNumbers = new Set((await lookup('phone_number', phoneNumbersOf(rows, externalIds))).map((r) => r[0]));
-      const fresh = freshRows(rows, externalIds, phoneNumbers);
-      return fresh.length === 0 ? [] : insertForms.json(campaignId, now, fresh);
+              rowMode: 'array',
+            },
+            [campaignId, values],
+          );
+    const externalIds = new Set((await lookup('external_id', externalIdsOf(rows))).map((r) => r[0]));
+    const phoneNumbers = new Set((await lookup('phone_number', phoneNumbersOf(rows, externalIds))).map((r) => r[0]));
+    const fresh = freshRows(rows, externalIds, phoneNumbers);
+    return fresh.length === 0 ? [] : then(campaignId, now, fresh);
+  };
+  const jsonInsert = `insert into leads (${COLUMNS}) ${SELECT_NEW} from ${SOURCES.json.from} order by x.ord on conflict do nothing`;
+  /** row 14: the 'json' insert and the one events row leadline's outbox writes with it, atomically */
+  const outboxForms = {
+    // one statement (atomic without BEGIN/COMMIT): the insert a data-modifying
+    // CTE, the events row built from what it returned
+    cte: async (campaignId, now, rows) =>
+      ids(
+        await run(
+          {
+            name: 'floor-outbox-cte',
+            text: `with ins as (${jsonInsert} returning id, external_id, seq), ${EVENTS_FROM_INS}
+              select id, (select count(pg_notify('leadline_events', campaign_id)) from ev) as notified from ins`,
+          },
+          SOURCES.json.args(campaignId, now, rows, false),
+        ),
+      ),
+    // as leadline does it: BEGIN, the insert, the events row (its items built
+    // in JS) with its NOTIFY, COMMIT; four round trips on one connection
+    tx: async (campaignId, now, rows) => {
+      const client = await pool.connect();
+      const q = (config, values) =>
+        new Promise((resolve, reject) => client.query(config, values, (err, r) => (err ? reject(err) : resolve(r.rows))));
+      try {
+        await q('begin');
+        const inserted = ids(
+          await q({ name: 'floor-outbox-json', text: `${jsonInsert} returning id` }, SOURCES.json.args(campaignId, now, rows, false)),
+        );
+        if (inserted.length > 0) {
+          const created = new Set(inserted);
+          const items = [];
+          for (const r of rows) if (created.has(r.id)) items.push({ leadId: r.id, externalId: r.externalId });
+          await q(
+            {
+              name: 'floor-outbox-tx',
+              text: `with e as (insert into events (type, company_id, campaign_id, created_at, count, items)
+                select 'lead.created', company_id, id, $2::bigint, $3, $4 from campaigns where id = $1 returning campaign_id)
+                select pg_notify('leadline_events', campaign_id) from e`,
+            },
+            [campaignId, now, items.length, JSON.stringify(items)],
+          );
+        }
+        await q('commit');
+        return inserted;
+      } catch (err) {
+        await q('rollback').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
     },
+  };
+  Object.assign(insertForms, {
+    'json-lookup': lookupThen(insertForms.json),
     // multi-row VALUES with bound parameters, prepared once per batch size (6
     // per lead + 2: 1000 leads are 6002 of PostgreSQL's 65535)
     values: async (campaignId, now, rows) => {
@@ -254,10 +327,13 @@ export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', pool
   };
   const insert = insertForms[bulk];
   const page = listForms[list];
-  if (!insert || !page) throw new Error(`unknown PostgreSQL floor form: FLOOR_BULK=${bulk} FLOOR_LIST=${list}`);
+  if (!insert || !page || !outboxForms[outbox])
+    throw new Error(`unknown PostgreSQL floor form: FLOOR_BULK=${bulk} FLOOR_LIST=${list} outbox=${outbox}`);
   return {
-    forms: { bulk, list },
+    forms: { bulk, list, outbox },
     insert,
+    // row 14: json-lookup, with the outbox's events row written with the insert
+    insertWithEvents: lookupThen(outboxForms[outbox]),
     insertOne: async (campaignId, now, row) => (await insertForms.values(campaignId, now, [row]))[0] ?? null,
     page,
     close: () => pool.end(),

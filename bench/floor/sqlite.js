@@ -12,7 +12,7 @@ import { externalIdsOf, freshRows, phoneNumbersOf } from './retry.js';
 
 /**
  * The one place that opens SQLite. Everything below uses only prepare(), a
- * statement's all()/get() with positional arguments (no named ones:
+ * statement's all()/get()/run() with positional arguments (no named ones:
  * node:sqlite and better-sqlite3 bind those differently), and exec().
  */
 function openDriver(path) {
@@ -55,7 +55,14 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
   const maxVars = built ? Number(built.o.split('=')[1]) : version[0] > 3 || version[1] >= 32 ? 32766 : 999;
   const rowsPerStatement = Math.floor(maxVars / PER_ROW);
   const chunked = (insertChunk) => (campaignId, now, rows) => {
-    if (rows.length <= rowsPerStatement) return insertChunk(campaignId, now, rows, 0, rows.length);
+    // inside the outbox's transaction (withEvents) the chunks need none of their own
+    if (rows.length <= rowsPerStatement || db.inTransaction) {
+      const ids = [];
+      for (let at = 0; at < rows.length; at += rowsPerStatement) {
+        ids.push(...insertChunk(campaignId, now, rows, at, Math.min(rows.length, at + rowsPerStatement)));
+      }
+      return ids;
+    }
     db.exec('begin immediate');
     try {
       const ids = [];
@@ -208,9 +215,37 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
   const insert = insertForms[bulk];
   const page = listForms[list];
   if (!insert || !page) throw new Error(`unknown SQLite floor form: FLOOR_BULK=${bulk} FLOOR_LIST=${list}`);
+
+  // Row 14: the same insert and, in the same immediate transaction, the one
+  // events row leadline's outbox writes for it (src/store/events.ts): a batch
+  // is one row, its items the created leads in request order, as
+  // JSON.stringify writes them; its company read from the campaign in the
+  // insert itself, as leadline does.
+  const withEvents = (campaignId, now, rows) => {
+    db.exec('begin immediate');
+    try {
+      const ids = insert(campaignId, now, rows);
+      if (ids.length > 0) {
+        const created = new Set(ids);
+        const items = [];
+        for (const r of rows) if (created.has(r.id)) items.push({ leadId: r.id, externalId: r.externalId });
+        statement(
+          'events',
+          () => `insert into events (type, company_id, campaign_id, created_at, count, items)
+            select 'lead.created', company_id, id, ? + 0, ? + 0, ? from campaigns where id = ? || ''`,
+        ).run(now, items.length, JSON.stringify(items), campaignId);
+      }
+      db.exec('commit');
+      return ids;
+    } catch (err) {
+      db.exec('rollback');
+      throw err;
+    }
+  };
   return {
     forms: { bulk, list },
     insert: async (campaignId, now, rows) => insert(campaignId, now, rows),
+    insertWithEvents: async (campaignId, now, rows) => withEvents(campaignId, now, rows),
     insertOne: async (campaignId, now, row) => insertForms.values(campaignId, now, [row])[0] ?? null,
     page: async (campaignId, after, limit) => page(campaignId, after, limit),
     close: async () => db.close(),
