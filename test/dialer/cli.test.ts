@@ -97,6 +97,7 @@ describe('leadline campaign create / update', () => {
       simulate_success: 0.5,
       simulate_failures: 'no-answer=0.6,busy=0.25,voicemail=0.15',
       simulate_duration: '0s',
+      regional_rules: 'us',
       call_timeout_ms: 1_800_000,
       retry_delays: '',
       closed_dates: '',
