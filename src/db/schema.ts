@@ -239,7 +239,7 @@ interface NumberDigestKeyTable {
   key: string;
 }
 
-/** per campaign under --calls-per-second: when its next call may start, ms on the database's clock (migration 0016) */
+/** per campaign under --calls-per-second: when its next call may start, ms on the database's clock (migration 0017) */
 interface CampaignPacingTable {
   campaign_id: string;
   next_call_at: number;
