@@ -30,7 +30,7 @@ export function settingsOptions(command: Command): Command {
     .option('--concurrency <n>', 'calls at once for the campaign, across every dialer (default 1)', arg(parseSetting.concurrency))
     .option(
       '--calls-per-second <n>',
-      'calls started per second at most, in each dialer process, e.g. 1 for Twilio (default: no cap)',
+      'calls started per second at most for the campaign, across every dialer, e.g. 1 for Twilio (default: no cap)',
       arg(parseSetting.callsPerSecond),
     )
     .option(

@@ -23,6 +23,7 @@ import { platformProviders } from './migrations/0013_platform_providers.js';
 import { callingGates } from './migrations/0014_calling_gates.js';
 import { numberDigests } from './migrations/0015_number_digests.js';
 import { regionalRules } from './migrations/0016_regional_rules.js';
+import { campaignPacing } from './migrations/0017_campaign_pacing.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -43,6 +44,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0014_calling_gates': callingGates(dialect),
     '0015_number_digests': numberDigests(dialect),
     '0016_regional_rules': regionalRules(),
+    '0017_campaign_pacing': campaignPacing(dialect),
   };
 }
 

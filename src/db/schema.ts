@@ -49,7 +49,7 @@ export interface CampaignTable {
   provider_base_url: string | null;
   /** the secret the platform signs its webhooks with, where that is not the API key; sealed like provider_secret */
   provider_webhook_secret: string | null;
-  /** calls started per second at most, per dialer process; null: no cap (migration 0013) */
+  /** calls started per second at most, across every dialer process (campaign_pacing); null: no cap (migration 0013) */
   calls_per_second: number | null;
   /** --closed-dates, canonical: `us-federal` and ISO dates, comma-separated; '' for none (migration 0014) */
   closed_dates: string;
@@ -241,6 +241,12 @@ interface NumberDigestKeyTable {
   key: string;
 }
 
+/** per campaign under --calls-per-second: when its next call may start, ms on the database's clock (migration 0017) */
+interface CampaignPacingTable {
+  campaign_id: string;
+  next_call_at: number;
+}
+
 export interface Database {
   companies: CompanyTable & CompanySettingColumns;
   campaigns: CampaignTable;
@@ -256,6 +262,7 @@ export interface Database {
   sessions: SessionTable;
   dnc: DncTable;
   number_digest_key: NumberDigestKeyTable;
+  campaign_pacing: CampaignPacingTable;
 }
 
 /** a dashboard account; belongs to exactly one company */

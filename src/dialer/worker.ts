@@ -3,7 +3,8 @@
  * renews the claims of calls in flight (and aborts a call whose claim it
  * lost), closes attempts nobody follows any more, heartbeats, and on stop lets
  * calls finish (bounded), then hangs up the rest. Any number of workers may
- * run against one database; a campaign's concurrency holds across all of them.
+ * run against one database; a campaign's concurrency and calls per second hold
+ * across all of them.
  *
  * A little longer than 300 lines because the claim loop, the calls in flight
  * and stop() share one piece of state (which calls run, for which campaign),
@@ -107,7 +108,7 @@ export class Dialer {
     this.claimTimeoutMs = o.claimTimeoutMs ?? 60_000;
     this.schedule = new Schedule(this.store, o.pollIntervalMs ?? 60_000, FULL_POLL_MS);
     const recorder = new AttemptRecorder(o.store, this.now);
-    const pacer = new Pacer(this.now);
+    const pacer = new Pacer(o.store.pacing);
     const runs = new NotPlacedRuns(o.store, o.logger, this.now, o.pauseAfter, () => (this.campaigns = null));
     this.deps = {
       store: o.store,

@@ -25,7 +25,8 @@ export interface CampaignStore {
   /**
    * Deletes the campaign with its leads, their attempts and the API keys
    * restricted to it (a key must never outlive its campaign, nor widen to the
-   * whole company); the number of leads deleted. Run it in a transaction.
+   * whole company), and its campaign_pacing row (by the foreign key's
+   * cascade); the number of leads deleted. Run it in a transaction.
    */
   remove(id: string): Promise<number>;
 }

@@ -16,6 +16,7 @@ import { KyselyDncStore } from './dnc.js';
 import { type EventStore, KyselyEventStore, PostgresEventStore } from './events.js';
 import { KyselyKeyStore } from './keys.js';
 import type { LeadStore } from './leads.js';
+import { KyselyPacingStore } from './pacing.js';
 import { PostgresLeadStore } from './postgres/leads.js';
 import { PostgresQueueStore } from './postgres/queue.js';
 import { PostgresZoneStore } from './postgres/zones.js';
@@ -66,6 +67,7 @@ function tables(db: Db, ex: Executor, parts: DialectParts): Tables {
     sessions: new KyselySessionStore(ex),
     attempts: new KyselyAttemptStore(ex, digester(db, ex)),
     dialers: new KyselyDialerStore(ex),
+    pacing: new KyselyPacingStore(ex, db.dialect),
     leads: parts.leads(db, ex),
     events: parts.events(ex),
     webhooks: parts.webhooks(ex),

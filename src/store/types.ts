@@ -8,6 +8,7 @@ import type { DncStore } from './dnc.js';
 import type { EventStore } from './events.js';
 import type { KeyStore } from './keys.js';
 import type { LeadStore } from './leads.js';
+import type { PacingStore } from './pacing.js';
 import type { QueueStore } from './queue.js';
 import type { SessionStore } from './sessions.js';
 import type { UserStore } from './users.js';
@@ -26,6 +27,7 @@ export interface Tables {
   readonly zones: ZoneStore;
   readonly events: EventStore;
   readonly dialers: DialerStore;
+  readonly pacing: PacingStore;
   readonly webhooks: WebhookStore;
   readonly dnc: DncStore;
 }

@@ -63,6 +63,8 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0013_platform_providers',
           '0014_calling_gates',
           '0015_number_digests',
+          '0016_regional_rules',
+          '0017_campaign_pacing',
         ]);
         await db.close();
       } finally {

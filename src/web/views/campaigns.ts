@@ -46,7 +46,7 @@ const HINTS: Partial<Record<Field | 'new_predial_secret', Html | string>> = {
   retry_delay: html`Wait after a failed attempt, e.g. <code>30m</code>, or per outcome: <code>busy=10m,no-answer=2h,default=30m</code>.`,
   call_timeout: html`An attempt whose outcome has not arrived after this long closes as unknown, e.g. <code>30m</code>.`,
   concurrency: 'Calls at once for this campaign (1–1000).',
-  calls_per_second: 'Calls started per second at most, in each dialer, e.g. 1 for Twilio. Empty: no cap.',
+  calls_per_second: 'Calls started per second at most, across every dialer, e.g. 1 for Twilio. Empty: no cap.',
   predial_url: 'Looks up the phone number of externalId-only leads before each call. Empty: none.',
   predial_secret: 'Sent to the predial URL. Never shown again; leave empty to keep the current one.',
   // the create form has no current secret to keep
