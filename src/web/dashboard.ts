@@ -11,6 +11,7 @@ import type { CampaignSettings } from '../campaigns/settings.js';
 import { AppError, MESSAGES } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../leads/cursor.js';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/lifecycle.js';
+import { STORABLE_TEXT } from '../leads/schemas.js';
 import { type Access, LeadService } from '../leads/service.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import { liveDialers } from '../dialer/heartbeat.js';
@@ -52,6 +53,10 @@ export interface LeadsPage {
 }
 
 const PAGE_SIZE = 50;
+/** the longest identifier a lead can have (an externalId, schemas.ts) */
+const MAX_SEARCH = 255;
+/** what either identifier may hold: no NUL, no lone surrogate (schemas.ts) */
+const STORABLE = new RegExp(STORABLE_TEXT, 'u');
 const notFound = () => new AppError('not_found', MESSAGES.notFound);
 const emptyCounts = (): Counts => ({ raw: 0, attempting: 0, exhausted: 0, concluded: 0, total: 0 });
 /** a dashboard user reaches every campaign of their company */
@@ -145,9 +150,17 @@ export class Dashboard {
     return { leads: page.leads.map(view), next: page.hasMore ? page.cursor : null, previous };
   }
 
-  async search(companyId: string, campaignId: string, value: string): Promise<LeadView[]> {
+  /** the campaign's leads whose phone number or externalId starts or ends with `text` (LeadStore.search) */
+  async search(companyId: string, campaignId: string, text: string): Promise<{ leads: LeadView[]; more: boolean }> {
     await this.campaign(companyId, campaignId);
-    return (await this.store.leads.byIdentifier(campaignId, value.trim())).map(view);
+    if (Array.from(text).length > MAX_SEARCH || !STORABLE.test(text)) {
+      throw new AppError(
+        'validation',
+        `Search for part of a phone number or external id: at most ${MAX_SEARCH} characters, none of them control characters.`,
+      );
+    }
+    const found = await this.store.leads.search(campaignId, text, PAGE_SIZE);
+    return { leads: found.leads.map(view), more: found.more };
   }
 
   async lead(companyId: string, campaignId: string, leadId: string): Promise<{ campaign: CampaignRow; lead: LeadView }> {

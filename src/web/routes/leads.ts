@@ -17,10 +17,10 @@ export function leadRoutes(dash: Dashboard) {
       const status = isLeadStatus(q.status) ? q.status : undefined;
       // A hand-edited cursor starts again from the first page rather than erroring.
       const cursor = q.cursor && decodeCursor(q.cursor) !== null ? q.cursor : undefined;
-      const search = q.q?.trim() || undefined;
+      const search = (typeof q.q === 'string' && q.q.trim()) || undefined;
       const counts = await dash.counts(v.companyId, campaign.id);
       const page = search
-        ? { leads: await dash.search(v.companyId, campaign.id, search), next: null }
+        ? { ...(await dash.search(v.companyId, campaign.id, search)), next: null }
         : await dash.leadsPage(v.companyId, campaign.id, { status, cursor });
       return send(
         reply,
