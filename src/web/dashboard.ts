@@ -15,6 +15,7 @@ import { STORABLE_TEXT } from '../leads/schemas.js';
 import { type Access, LeadService } from '../leads/service.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import { liveDialers } from '../dialer/heartbeat.js';
+import { type NextUpLead, nextUp } from '../dialer/next-up.js';
 import type { Store } from '../store/index.js';
 import type { LeadRow } from '../store/leads.js';
 import { createUser, type IssuedPassword, listUsers, removeUser, resetPassword } from './accounts.js';
@@ -182,6 +183,13 @@ export class Dashboard {
   /** calls today and the last attempts of the company's campaigns */
   activity(campaigns: readonly CampaignRow[]): Promise<Activity> {
     return activity(this.store, campaigns, this.now());
+  }
+
+  /** the leads the campaign's dialer takes next, in order, with why each held back is (read-only) */
+  async nextUp(companyId: string, campaignId: string): Promise<{ campaign: CampaignRow; leads: NextUpLead[]; now: number; limit: number }> {
+    const campaign = await this.campaign(companyId, campaignId);
+    const now = this.now();
+    return { campaign, leads: await nextUp(this.store, campaign, now, PAGE_SIZE), now, limit: PAGE_SIZE };
   }
 
   /** one lead's attempts and why it is (not) being called */

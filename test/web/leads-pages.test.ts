@@ -81,6 +81,18 @@ describe.each(await availableStores())('leads pages on %s', (kind) => {
     expect(res.body).not.toContain('+1212555');
   });
 
+  it('shows Next up: the leads in the order the dialer takes them, changing nothing', async () => {
+    const before = await f.db.kysely.selectFrom('leads').selectAll().orderBy('seq').execute();
+    const res = await a.get(`/dashboard/campaigns/${campaignId}/next-up`);
+    expect(res.status).toBe(200);
+    // one priority, no schedule: creation order
+    expect(phones(res.body)).toEqual(expected(0, 50));
+    expect(res.body).toMatch(/called now|held back/);
+    expect(await f.db.kysely.selectFrom('leads').selectAll().orderBy('seq').execute()).toEqual(before);
+    const b = await signedInUser(f.app, f.db, f.ids.companyB, 'next@b.test');
+    expect((await b.get(`/dashboard/campaigns/${campaignId}/next-up`)).status).toBe(404);
+  });
+
   it('pages within a status filter, both ways', async () => {
     const ids = await f.db.kysely.selectFrom('leads').select('id').where('campaign_id', '=', campaignId).orderBy('seq').execute();
     // every other lead is exhausted: 60 of them, a page of 50 and one of 10

@@ -56,7 +56,7 @@ export function leadsPage(v: Viewer, o: LeadsView): string {
     { title: `${c.name}: leads`, section: 'campaigns', viewer: v },
     html`<h1>${c.name}</h1>
 <p class="sub">${count(o.counts.total)} leads · ${LEAD_STATUSES.map((s, i) => html`${i ? ' · ' : ''}${count(o.counts[s])} ${s}`)} ·
-  <a href="${href(`/campaigns/${seg(c.id)}`)}">Settings</a></p>
+  <a href="${href(`/campaigns/${seg(c.id)}/next-up`)}">Next up</a> · <a href="${href(`/campaigns/${seg(c.id)}`)}">Settings</a></p>
 ${notice('ok', o.done === 'deleted' ? 'The lead was deleted.' : o.done === 'recycled' ? `${o.recycled ?? 0} lead${o.recycled === 1 ? ' was' : 's were'} recycled and will be called again.` : null)}
 ${o.actions ?? ''}
 <form method="get" action="${href(base)}" class="toolbar" role="search">
