@@ -22,7 +22,7 @@ import { webhooks } from './migrations/0012_webhooks.js';
 import { platformProviders } from './migrations/0013_platform_providers.js';
 import { callingGates } from './migrations/0014_calling_gates.js';
 import { numberDigests } from './migrations/0015_number_digests.js';
-import { leadSearch } from './migrations/0016_lead_search.js';
+import { leadSearch } from './migrations/0018_lead_search.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -42,7 +42,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0013_platform_providers': platformProviders(dialect),
     '0014_calling_gates': callingGates(dialect),
     '0015_number_digests': numberDigests(dialect),
-    '0016_lead_search': leadSearch(dialect),
+    '0018_lead_search': leadSearch(dialect),
   };
 }
 

@@ -89,7 +89,7 @@ export function openSqliteFile(path: string, opts: SqliteOptions = {}): BetterSq
   }
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  // The lead search's indexes on the reversed identifiers (migration 0016)
+  // The lead search's indexes on the reversed identifiers (migration 0018)
   // call it on every write to leads: SQLite has no reverse() of its own.
   // PostgreSQL's, by characters; deterministic, as an index needs.
   database.function('reverse', { deterministic: true }, reverse);

@@ -63,7 +63,7 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0013_platform_providers',
           '0014_calling_gates',
           '0015_number_digests',
-          '0016_lead_search',
+          '0018_lead_search',
         ]);
         await db.close();
       } finally {

@@ -1,7 +1,7 @@
 /**
  * The dashboard's lead search (LeadStore.search): by the start or the end of
  * a phone number or an externalId, in one campaign, limited, each way an
- * index range on both databases (migration 0016).
+ * index range on both databases (migration 0018).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

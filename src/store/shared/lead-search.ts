@@ -1,7 +1,7 @@
 /**
  * The dashboard's lead search (LeadStore.search): the leads whose phone
  * number or externalId starts or ends with the text typed. Each of the four
- * ways is a range scan of an index (migration 0016), limited: "starts with p"
+ * ways is a range scan of an index (migration 0018), limited: "starts with p"
  * is `p <= x < next(p)`, and "ends with s" is the same range over reverse(x)
  * with reverse(s). Ranges rather than LIKE: no `%` or `_` to escape, no case
  * rule (SQLite's LIKE ignores ASCII case and then cannot use a BINARY

@@ -64,7 +64,7 @@ export abstract class SharedLeadStore implements LeadStore {
   /** `campaign_id = <campaign>` for a lookup by identifier, as the dialect plans it best */
   protected abstract inCampaign(campaignId: string): RawBuilder<string> | string;
   protected abstract keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: number): Keyset;
-  /** the search's index expressions (migration 0016), compared by bytes */
+  /** the search's index expressions (migration 0018), compared by bytes */
   protected abstract searchKey: SearchKey;
   /** the plan lines of an EXPLAIN of `q` (the statement is not run) */
   protected abstract plan(q: RawBuilder<unknown>): Promise<string[]>;
