@@ -101,7 +101,7 @@ export class PostgresLeadStore extends SharedLeadStore {
     return keyset(campaignId, status, afterSeq);
   }
 
-  /** byte order whatever the database's collation, as 0016's indexes are built */
+  /** byte order whatever the database's collation, as 0018's indexes are built */
   protected searchKey: SearchKey = (column, end) =>
     end ? sql<string>`(reverse(${sql.ref(column)}) collate "C")` : sql<string>`(${sql.ref(column)} collate "C")`;
 

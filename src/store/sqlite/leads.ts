@@ -64,7 +64,7 @@ export class SqliteLeadStore extends SharedLeadStore {
     return keyset(campaignId, status, afterSeq);
   }
 
-  /** BINARY already compares bytes: the unique indexes (0001) serve the starts, 0016's the ends */
+  /** BINARY already compares bytes: the unique indexes (0001) serve the starts, 0018's the ends */
   protected searchKey: SearchKey = (column, end) => (end ? sql<string>`reverse(${sql.ref(column)})` : sql<string>`${sql.ref(column)}`);
 
   protected async plan(q: RawBuilder<unknown>): Promise<string[]> {
