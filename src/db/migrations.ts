@@ -24,6 +24,7 @@ import { callingGates } from './migrations/0014_calling_gates.js';
 import { numberDigests } from './migrations/0015_number_digests.js';
 import { regionalRules } from './migrations/0016_regional_rules.js';
 import { campaignPacing } from './migrations/0017_campaign_pacing.js';
+import { leadSearch } from './migrations/0018_lead_search.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -45,6 +46,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0015_number_digests': numberDigests(dialect),
     '0016_regional_rules': regionalRules(),
     '0017_campaign_pacing': campaignPacing(dialect),
+    '0018_lead_search': leadSearch(dialect),
   };
 }
 

@@ -89,7 +89,16 @@ export function openSqliteFile(path: string, opts: SqliteOptions = {}): BetterSq
   }
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
+  // The lead search's indexes on the reversed identifiers (migration 0018)
+  // call it on every write to leads: SQLite has no reverse() of its own.
+  // PostgreSQL's, by characters; deterministic, as an index needs.
+  database.function('reverse', { deterministic: true }, reverse);
   return database;
+}
+
+/** text reversed by characters (code points), as PostgreSQL's reverse(); NULL stays NULL */
+function reverse(value: unknown): string | null {
+  return value === null ? null : Array.from(String(value)).reverse().join('');
 }
 
 interface OpenedSqlite extends SqliteDatabase {

@@ -4,7 +4,9 @@ import { AppError } from '../errors.js';
 import { parseMetadata } from '../leads/metadata.js';
 import { closedDatesOf } from '../scheduling/closed-dates.js';
 import { parseHours, parseLocalWindow } from '../scheduling/hours.js';
+import type { CampaignRow } from '../store/campaigns.js';
 import type { Store } from '../store/index.js';
+import type { DialerLeadRow } from '../store/queue.js';
 import { type DueExplanation, explainDue } from './due.js';
 import { hasConsent } from '../compliance/consent.js';
 import { regionalLimitFor } from '../compliance/regional-rules.js';
@@ -25,6 +27,11 @@ export async function explainLead(
       'not_found',
       `no lead with ${'externalId' in by ? `externalId ${by.externalId}` : `phone number ${by.phoneNumber}`} in campaign ${campaignId}`,
     );
+  return explainRow(store, campaign, lead, now);
+}
+
+/** explainLead for a lead already read, with its campaign (the dashboard's Next up explains 50 at once) */
+export async function explainRow(store: Store, campaign: CampaignRow, lead: DialerLeadRow, now: number): Promise<DueExplanation> {
   const date = (iso: string | null) => (iso === null ? null : new Date(iso));
   // While a claim is held, next_attempt_at is the claim's expiry (store/queue.ts).
   const claimed = lead.claimed_by !== null;

@@ -86,8 +86,14 @@ export interface LeadStore {
    */
   pageStartBefore(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<number | null>;
   byId(campaignId: string, leadId: string): Promise<LeadRow | undefined>;
-  /** exact match on either identifier (both are unique per campaign and indexed) */
-  byIdentifier(campaignId: string, value: string): Promise<LeadRow[]>;
+  /**
+   * Up to `limit` leads whose phone number or externalId starts or ends with
+   * `text` (exactly: case and all), each way an index range (shared/lead-search.ts);
+   * exact matches first, then oldest first. `more`: other leads match too.
+   */
+  search(campaignId: string, text: string, limit: number): Promise<{ leads: LeadRow[]; more: boolean }>;
+  /** the plans of the search's four statements, one line per node (EXPLAIN; nothing is run) */
+  searchPlan(campaignId: string, text: string): Promise<string[][]>;
   /** lead counts per campaign and status, of the company (and of one campaign, if given) */
   statusCounts(companyId: string, campaignId?: string): Promise<StatusCount[]>;
 }

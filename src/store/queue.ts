@@ -179,6 +179,15 @@ export interface QueueStore {
   recycle(campaignId: string, maxAttempts: number, grant: number, now?: number): Promise<number>;
   /** one lead with the dialer's columns, by externalId or phoneNumber (externalId first, as in the API) */
   find(campaignId: string, by: { externalId: string } | { phoneNumber: string }): Promise<DialerLeadRow | undefined>;
+  /**
+   * Read-only, for the dashboard's Next up: up to `limit` of the campaign's
+   * leads the claim may take (raw, attempting), in the order it takes them,
+   * whether or not they may be called now. First those due by `now`, in the
+   * claim's order (priority high first, due time, creation); then, to fill
+   * the limit, those due later, soonest first (then priority, creation).
+   * One index range per priority present (the due index, migration 0002).
+   */
+  upcoming(campaignId: string, now: number, limit: number): Promise<DialerLeadRow[]>;
   /** true when a lead of the campaign has no zone set worked out yet */
   hasUnknownZones(campaignId: string): Promise<boolean>;
   /**

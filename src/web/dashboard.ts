@@ -11,9 +11,11 @@ import type { CampaignSettings } from '../campaigns/settings.js';
 import { AppError, MESSAGES } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../leads/cursor.js';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/lifecycle.js';
+import { STORABLE_TEXT } from '../leads/schemas.js';
 import { type Access, LeadService } from '../leads/service.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import { liveDialers } from '../dialer/heartbeat.js';
+import { type NextUpLead, nextUp } from '../dialer/next-up.js';
 import type { Store } from '../store/index.js';
 import type { LeadRow } from '../store/leads.js';
 import { createUser, type IssuedPassword, listUsers, removeUser, resetPassword } from './accounts.js';
@@ -52,6 +54,10 @@ export interface LeadsPage {
 }
 
 const PAGE_SIZE = 50;
+/** the longest identifier a lead can have (an externalId, schemas.ts) */
+const MAX_SEARCH = 255;
+/** what either identifier may hold: no NUL, no lone surrogate (schemas.ts) */
+const STORABLE = new RegExp(STORABLE_TEXT, 'u');
 const notFound = () => new AppError('not_found', MESSAGES.notFound);
 const emptyCounts = (): Counts => ({ raw: 0, attempting: 0, exhausted: 0, concluded: 0, total: 0 });
 /** a dashboard user reaches every campaign of their company */
@@ -145,9 +151,17 @@ export class Dashboard {
     return { leads: page.leads.map(view), next: page.hasMore ? page.cursor : null, previous };
   }
 
-  async search(companyId: string, campaignId: string, value: string): Promise<LeadView[]> {
+  /** the campaign's leads whose phone number or externalId starts or ends with `text` (LeadStore.search) */
+  async search(companyId: string, campaignId: string, text: string): Promise<{ leads: LeadView[]; more: boolean }> {
     await this.campaign(companyId, campaignId);
-    return (await this.store.leads.byIdentifier(campaignId, value.trim())).map(view);
+    if (Array.from(text).length > MAX_SEARCH || !STORABLE.test(text)) {
+      throw new AppError(
+        'validation',
+        `Search for part of a phone number or external id: at most ${MAX_SEARCH} characters, none of them control characters.`,
+      );
+    }
+    const found = await this.store.leads.search(campaignId, text, PAGE_SIZE);
+    return { leads: found.leads.map(view), more: found.more };
   }
 
   async lead(companyId: string, campaignId: string, leadId: string): Promise<{ campaign: CampaignRow; lead: LeadView }> {
@@ -169,6 +183,13 @@ export class Dashboard {
   /** calls today and the last attempts of the company's campaigns */
   activity(campaigns: readonly CampaignRow[]): Promise<Activity> {
     return activity(this.store, campaigns, this.now());
+  }
+
+  /** the leads the campaign's dialer takes next, in order, with why each held back is (read-only) */
+  async nextUp(companyId: string, campaignId: string): Promise<{ campaign: CampaignRow; leads: NextUpLead[]; now: number; limit: number }> {
+    const campaign = await this.campaign(companyId, campaignId);
+    const now = this.now();
+    return { campaign, leads: await nextUp(this.store, campaign, now, PAGE_SIZE), now, limit: PAGE_SIZE };
   }
 
   /** one lead's attempts and why it is (not) being called */

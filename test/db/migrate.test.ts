@@ -65,6 +65,7 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0015_number_digests',
           '0016_regional_rules',
           '0017_campaign_pacing',
+          '0018_lead_search',
         ]);
         await db.close();
       } finally {

@@ -1,7 +1,8 @@
 /**
  * Running a campaign from the dashboard in headless Chromium: a settings form
  * that reports every invalid field at once and focuses the first, renaming,
- * and deleting after a confirmation that says what happens to the leads.
+ * and deleting after a confirmation that says what happens to the leads;
+ * searching its leads by part of a number, and its Next up.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +154,7 @@ describe.skipIf(!runBrowserSuite)('running a campaign from the dashboard in a re
       '/campaigns/new',
       `/campaigns/${campaignId}`,
       `/campaigns/${campaignId}/leads`,
+      `/campaigns/${campaignId}/next-up`,
       '/settings/keys',
       '/settings/users',
     ];
@@ -168,6 +170,45 @@ describe.skipIf(!runBrowserSuite)('running a campaign from the dashboard in a re
     expect(await cell.evaluate((td) => getComputedStyle(td, '::before').content)).toBe('"Phone number"');
     await screenshot(phone, 'phone-leads');
     await phone.close();
+  });
+
+  it('searches leads by the end of a number, and shows Next up with the reason for each lead held back', async () => {
+    const { campaignId } = await createCampaign(site.db, {
+      companyId: site.companyA,
+      name: 'Winter calls',
+      hours: 'mon-sun 00:00-24:00',
+      local_window: '00:00-24:00',
+      require_consent: 1,
+    });
+    const { key } = await createKey(site.db, { companyId: site.companyA, name: 'next loader', scope: 'write' });
+    const consent = { consentAt: '2026-01-05T10:00:00Z' };
+    const leads = [
+      ...Array.from({ length: 6 }, (_, i) => ({ phoneNumber: `+1212555${4000 + i}`, externalId: `crm-${4000 + i}`, metadata: consent })),
+      { phoneNumber: '+12125554100', externalId: 'crm-4100', priority: 80, metadata: consent },
+      { phoneNumber: '+12125554101', externalId: 'crm-4101-without-consent', priority: 10 },
+      { phoneNumber: '+12125554102', externalId: 'crm-4102', scheduledFor: '2099-01-05T15:00:00Z', metadata: consent },
+    ];
+    await api(site.base, key, 'POST', '/api/v1/leads/bulk', { campaignId, leads });
+    await site.db.transaction((tx) => tx.dnc.add(site.companyA, ['+12125554002'], { source: 'dashboard', reason: null, now: Date.now() }));
+
+    await page.goto(`${site.base}/dashboard/campaigns/${campaignId}/leads`);
+    await page.getByLabel('Phone number or external id').fill('4101');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    expect(await page.locator('tbody').innerText()).toContain('+12125554101');
+
+    await page.getByRole('link', { name: 'Next up' }).click();
+    await page.getByRole('heading', { name: 'Winter calls: next up' }).waitFor();
+    const rows = page.locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(9);
+    const cells = async (i: number) => (await rows.nth(i).innerText()).replace(/\s+/g, ' ');
+    expect(await cells(0)).toMatch(/^1 \+12125554100 crm-4100 80 called now now/);
+    expect(await cells(1)).toContain('no consent recorded');
+    expect(await cells(2)).toMatch(/^2 \+12125554000/);
+    expect(await cells(4)).toContain("held back on the company's do-not-call list");
+    expect(await cells(8)).toMatch(/\+12125554102 .*scheduled later.*2099-01-05 15:00 UTC/);
+    await screenshot(page, 'next-up');
+    expect(errors).toEqual([]);
   });
 
   it('pages leads with Next, Previous and First', async () => {

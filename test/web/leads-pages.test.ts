@@ -1,4 +1,4 @@
-/** The leads table's first, previous and next page (app.inject, each store): a keyset cursor walked both ways. */
+/** The leads table (app.inject, each store): first, previous and next page, a keyset cursor walked both ways; the search. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign } from '../../src/campaigns/service.js';
 import { seed } from '../api/support.js';
@@ -48,6 +48,49 @@ describe.each(await availableStores())('leads pages on %s', (kind) => {
     expect(phones(back.body)).toEqual(expected(50, 50));
     const start = await a.get(link(back.body, 'prev')!);
     expect(phones(start.body)).toEqual(expected(0, 50));
+  });
+
+  it('searches by the start or the end of a number, up to a page, saying when more match', async () => {
+    const end = await a.get(`/dashboard/campaigns/${campaignId}/leads?q=${encodeURIComponent(' 1119 ')}`);
+    expect(phones(end.body)).toEqual(['+12125551119']);
+    expect(end.body).toContain('starts or ends with “1119”');
+    const start = await a.get(`/dashboard/campaigns/${campaignId}/leads?q=${encodeURIComponent('+1212555101')}`);
+    expect(phones(start.body)).toEqual(expected(10, 10));
+    expect(start.body).not.toContain('leads match;');
+    const many = await a.get(`/dashboard/campaigns/${campaignId}/leads?q=${encodeURIComponent('+1212')}`);
+    expect(phones(many.body)).toEqual(expected(0, 50));
+    expect(many.body).toContain('More than 50 leads match; 50 are shown.');
+    expect(link(many.body, 'next')).toBeNull();
+    const none = await a.get(`/dashboard/campaigns/${campaignId}/leads?q=9999`);
+    expect(none.body).toContain('No phone number or external id starts or ends with that.');
+  });
+
+  it('refuses a search no identifier could match, saying why', async () => {
+    const long = await a.get(`/dashboard/campaigns/${campaignId}/leads?q=${'x'.repeat(256)}`);
+    expect(long.status).toBe(400);
+    expect(long.body).toContain('at most 255 characters');
+    const nul = await a.get(`/dashboard/campaigns/${campaignId}/leads?q=a%00b`);
+    expect(nul.status).toBe(400);
+    expect((await a.get(`/dashboard/campaigns/${campaignId}/leads?q=${'x'.repeat(255)}`)).status).toBe(200);
+  });
+
+  it("does not search another company's campaign", async () => {
+    const b = await signedInUser(f.app, f.db, f.ids.companyB, 'pages@b.test');
+    const res = await b.get(`/dashboard/campaigns/${campaignId}/leads?q=%2B1212`);
+    expect(res.status).toBe(404);
+    expect(res.body).not.toContain('+1212555');
+  });
+
+  it('shows Next up: the leads in the order the dialer takes them, changing nothing', async () => {
+    const before = await f.db.kysely.selectFrom('leads').selectAll().orderBy('seq').execute();
+    const res = await a.get(`/dashboard/campaigns/${campaignId}/next-up`);
+    expect(res.status).toBe(200);
+    // one priority, no schedule: creation order
+    expect(phones(res.body)).toEqual(expected(0, 50));
+    expect(res.body).toMatch(/called now|held back/);
+    expect(await f.db.kysely.selectFrom('leads').selectAll().orderBy('seq').execute()).toEqual(before);
+    const b = await signedInUser(f.app, f.db, f.ids.companyB, 'next@b.test');
+    expect((await b.get(`/dashboard/campaigns/${campaignId}/next-up`)).status).toBe(404);
   });
 
   it('pages within a status filter, both ways', async () => {

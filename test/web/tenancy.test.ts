@@ -175,6 +175,8 @@ describe.each(await availableStores())('dashboard pages on %s', (kind) => {
     for (const url of [
       `/dashboard/campaigns/${f.ids.campaignA}`,
       `/dashboard/campaigns/${f.ids.campaignA}/leads`,
+      `/dashboard/campaigns/${f.ids.campaignA}/leads?q=%2B1`,
+      `/dashboard/campaigns/${f.ids.campaignA}/next-up`,
       `/dashboard/campaigns/${f.ids.campaignA}/leads/${leadA}`,
       `/dashboard/campaigns/${f.ids.campaignB}/leads/${leadA}`,
       `/dashboard/campaigns/${f.ids.campaignA}/leads/${leadA}/delete`,

@@ -5,6 +5,7 @@ import { precompiled } from '../../db/precompiled.js';
 import type { LeadStatus } from '../../leads/lifecycle.js';
 import { PostgresEventStore } from '../events.js';
 import type { DeletedLead, ExistingRow, NewLeadRow, PageJson } from '../leads.js';
+import type { SearchKey } from '../shared/lead-search.js';
 import { type Keyset, SharedLeadStore } from '../shared/leads.js';
 
 /**
@@ -98,6 +99,14 @@ export class PostgresLeadStore extends SharedLeadStore {
 
   protected keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: number): Keyset {
     return keyset(campaignId, status, afterSeq);
+  }
+
+  /** byte order whatever the database's collation, as 0018's indexes are built */
+  protected searchKey: SearchKey = (column, end) =>
+    end ? sql<string>`(reverse(${sql.ref(column)}) collate "C")` : sql<string>`(${sql.ref(column)} collate "C")`;
+
+  protected async plan(q: RawBuilder<unknown>): Promise<string[]> {
+    return (await sql<{ 'QUERY PLAN': string }>`explain ${q}`.execute(this.ex)).rows.map((x) => x['QUERY PLAN']);
   }
 
   async findExisting(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<ExistingRow[]> {

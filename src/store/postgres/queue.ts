@@ -74,6 +74,8 @@ function claimStatement(r: ClaimRequest) {
 }
 
 export class PostgresQueueStore extends SharedQueueStore {
+  protected readonly due = due;
+
   protected on(ex: Executor): PostgresQueueStore {
     return new PostgresQueueStore(this.db, ex, new PostgresEventStore(ex));
   }

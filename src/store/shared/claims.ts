@@ -4,6 +4,7 @@ import type { Db, Executor } from '../../db/index.js';
 import { canMove, LEAD_STATUSES, nextStatus } from '../../leads/lifecycle.js';
 import type { EventItem, EventStore } from '../events.js';
 import type { ClaimedLead, ClaimRequest, DialerLeadRow } from '../queue.js';
+import { upcoming } from './upcoming.js';
 
 /** The statuses a claim may take; the due index's WHERE names exactly these. */
 const CLAIMABLE = LEAD_STATUSES.filter((s) => canMove(s, 'claim'));
@@ -251,6 +252,13 @@ export abstract class SharedClaimStore {
       .where('campaign_id', '=', campaignId)
       .where((eb) => ('externalId' in by ? eb('external_id', '=', by.externalId) : eb('phone_number', '=', by.phoneNumber)))
       .executeTakeFirst() as Promise<DialerLeadRow | undefined>;
+  }
+
+  /** the due time as the due index spells it (migration 0002) */
+  protected abstract readonly due: RawBuilder<unknown>;
+
+  upcoming(campaignId: string, now: number, limit: number): Promise<DialerLeadRow[]> {
+    return upcoming(this.ex, this.due, campaignId, now, limit);
   }
 
   async hasUnknownZones(campaignId: string): Promise<boolean> {

@@ -4,6 +4,7 @@ import type { Db, Executor } from '../../db/index.js';
 import { digester, removeLeadNumbers } from '../digests.js';
 import type { LeadStatus } from '../../leads/lifecycle.js';
 import type { EventItem, EventStore } from '../events.js';
+import { type SearchKey, searchScans } from './lead-search.js';
 import type { DeletedLead, ExistingRow, LeadRow, LeadStore, Lookup, NewLeadRow, PageJson, StatusCount } from '../leads.js';
 
 const LEAD_COLUMNS = [
@@ -63,6 +64,10 @@ export abstract class SharedLeadStore implements LeadStore {
   /** `campaign_id = <campaign>` for a lookup by identifier, as the dialect plans it best */
   protected abstract inCampaign(campaignId: string): RawBuilder<string> | string;
   protected abstract keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: number): Keyset;
+  /** the search's index expressions (migration 0018), compared by bytes */
+  protected abstract searchKey: SearchKey;
+  /** the plan lines of an EXPLAIN of `q` (the statement is not run) */
+  protected abstract plan(q: RawBuilder<unknown>): Promise<string[]>;
 
   /** this store on another executor (a transaction of the same database) */
   protected abstract on(ex: Executor): SharedLeadStore;
@@ -161,15 +166,23 @@ export abstract class SharedLeadStore implements LeadStore {
     return row && leadRow(row);
   }
 
-  async byIdentifier(campaignId: string, value: string): Promise<LeadRow[]> {
-    const rows = await this.ex
-      .selectFrom('leads')
-      .select(LEAD_COLUMNS)
-      .where('campaign_id', '=', campaignId)
-      .where((eb) => eb.or([eb('external_id', '=', value), eb('phone_number', '=', value)]))
-      .orderBy('seq')
-      .execute();
-    return rows.map(leadRow);
+  async search(campaignId: string, text: string, limit: number): Promise<{ leads: LeadRow[]; more: boolean }> {
+    const found = new Map<string, LeadRow>();
+    let more = false;
+    const columns = sql.join(LEAD_COLUMNS.map((c) => sql.ref(c)));
+    for (const scan of searchScans(this.searchKey, campaignId, text, limit + 1, columns)) {
+      const { rows } = await sql<LeadRow>`${scan}`.execute(this.ex);
+      if (rows.length > limit) more = true;
+      for (const r of rows.slice(0, limit)) found.set(r.id, leadRow(r));
+    }
+    const exact = (l: LeadRow) => (l.phone_number === text || l.external_id === text ? 0 : 1);
+    const leads = [...found.values()].sort((a, b) => exact(a) - exact(b) || a.seq - b.seq);
+    return { leads: leads.slice(0, limit), more: more || leads.length > limit };
+  }
+
+  async searchPlan(campaignId: string, text: string): Promise<string[][]> {
+    const scans = searchScans(this.searchKey, campaignId, text, 51, sql`id`);
+    return Promise.all(scans.map((q) => this.plan(q)));
   }
 
   /** served by the (campaign_id, status, seq) index */

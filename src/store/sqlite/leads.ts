@@ -5,6 +5,7 @@ import { precompiled } from '../../db/precompiled.js';
 import type { LeadStatus } from '../../leads/lifecycle.js';
 import { KyselyEventStore } from '../events.js';
 import type { DeletedLead, ExistingRow, NewLeadRow, PageJson } from '../leads.js';
+import type { SearchKey } from '../shared/lead-search.js';
 import { type Keyset, leadItems, SharedLeadStore } from '../shared/leads.js';
 
 /**
@@ -61,6 +62,13 @@ export class SqliteLeadStore extends SharedLeadStore {
 
   protected keyset(campaignId: string, status: LeadStatus | undefined, afterSeq: number): Keyset {
     return keyset(campaignId, status, afterSeq);
+  }
+
+  /** BINARY already compares bytes: the unique indexes (0001) serve the starts, 0018's the ends */
+  protected searchKey: SearchKey = (column, end) => (end ? sql<string>`reverse(${sql.ref(column)})` : sql<string>`${sql.ref(column)}`);
+
+  protected async plan(q: RawBuilder<unknown>): Promise<string[]> {
+    return (await sql<{ detail: string }>`explain query plan ${q}`.execute(this.ex)).rows.map((x) => x.detail);
   }
 
   async findExisting(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<ExistingRow[]> {

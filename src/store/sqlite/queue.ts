@@ -33,6 +33,8 @@ const dueOfPriority = (r: ClaimRequest, priority: number, limit: number) => sql<
   limit ${limit} + 0`;
 
 export class SqliteQueueStore extends SharedQueueStore {
+  protected readonly due = due;
+
   protected on(ex: Executor): SqliteQueueStore {
     return new SqliteQueueStore(this.db, ex, new KyselyEventStore(ex));
   }

@@ -35,6 +35,8 @@ th { font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; color: 
 tbody tr:hover { background: #f8fafc; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 td.empty { color: var(--muted); text-align: center; padding: 24px; }
+/* Next up: why a lead is held back, one reason a line */
+td ul.reasons { margin: 4px 0 0; padding-left: 1.1em; }
 .badge { display: inline-block; padding: 0 9px; border-radius: 999px; font-size: .85rem; font-weight: 600; border: 1px solid; white-space: nowrap; }
 .badge.raw { color: #3d4a5c; background: #eef1f5; border-color: #c9d0da; }
 .badge.attempting { color: #0b4ea2; background: #e8f1ff; border-color: #a9c8f5; }

@@ -1,4 +1,4 @@
-/** A campaign's leads: table, one lead, delete. */
+/** A campaign's leads: table, search, one lead, delete; Next up. */
 import type { FastifyInstance } from 'fastify';
 import { decodeCursor } from '../../leads/cursor.js';
 import { isLeadStatus } from '../../leads/lifecycle.js';
@@ -6,6 +6,7 @@ import type { Dashboard } from '../dashboard.js';
 import { href, seg } from '../html.js';
 import { leadDialerSection, recycleAction } from '../views/activity.js';
 import { deleteLeadPage, leadPage, leadsPage } from '../views/leads.js';
+import { nextUpPage } from '../views/next-up.js';
 import { params, query, send, viewer } from './support.js';
 
 export function leadRoutes(dash: Dashboard) {
@@ -17,10 +18,10 @@ export function leadRoutes(dash: Dashboard) {
       const status = isLeadStatus(q.status) ? q.status : undefined;
       // A hand-edited cursor starts again from the first page rather than erroring.
       const cursor = q.cursor && decodeCursor(q.cursor) !== null ? q.cursor : undefined;
-      const search = q.q?.trim() || undefined;
+      const search = (typeof q.q === 'string' && q.q.trim()) || undefined;
       const counts = await dash.counts(v.companyId, campaign.id);
       const page = search
-        ? { leads: await dash.search(v.companyId, campaign.id, search), next: null }
+        ? { ...(await dash.search(v.companyId, campaign.id, search)), next: null }
         : await dash.leadsPage(v.companyId, campaign.id, { status, cursor });
       return send(
         reply,
@@ -37,6 +38,11 @@ export function leadRoutes(dash: Dashboard) {
           actions: recycleAction(campaign, counts.exhausted),
         }),
       );
+    });
+
+    app.get('/campaigns/:campaignId/next-up', async (request, reply) => {
+      const v = viewer(request);
+      return send(reply, 200, nextUpPage(v, await dash.nextUp(v.companyId, params(request).campaignId!)));
     });
 
     app.get('/campaigns/:campaignId/leads/:leadId', async (request, reply) => {

@@ -109,7 +109,7 @@ export function campaignFormPage(
   return page(
     { title, section: 'campaigns', viewer: v },
     html`<h1>${title}</h1>
-${c ? html`<p class="sub"><span class="mono">${c.id}</span> · <a href="${href(`/campaigns/${seg(c.id)}/leads`)}">Leads</a> · <a href="${href(`/campaigns/${seg(c.id)}/delete`)}">Delete campaign…</a></p>` : html`<p class="sub">Every setting has a sensible default; you can change them later.</p>`}
+${c ? html`<p class="sub"><span class="mono">${c.id}</span> · <a href="${href(`/campaigns/${seg(c.id)}/leads`)}">Leads</a> · <a href="${href(`/campaigns/${seg(c.id)}/next-up`)}">Next up</a> · <a href="${href(`/campaigns/${seg(c.id)}/delete`)}">Delete campaign…</a></p>` : html`<p class="sub">Every setting has a sensible default; you can change them later.</p>`}
 ${notice('ok', o.done ? 'Settings saved.' : null)}
 ${notice('error', o.error)}
 ${errorSummary(errors)}

@@ -14,6 +14,8 @@ export interface LeadsView {
   /** the cursor this page started from, if not the first */
   cursor?: string;
   next: string | null;
+  /** a search found more leads than it shows */
+  more?: boolean;
   /** the previous page's cursor (null: the first page); undefined on the first page */
   previous?: string | null;
   done?: string;
@@ -54,19 +56,20 @@ export function leadsPage(v: Viewer, o: LeadsView): string {
     { title: `${c.name}: leads`, section: 'campaigns', viewer: v },
     html`<h1>${c.name}</h1>
 <p class="sub">${count(o.counts.total)} leads · ${LEAD_STATUSES.map((s, i) => html`${i ? ' · ' : ''}${count(o.counts[s])} ${s}`)} ·
-  <a href="${href(`/campaigns/${seg(c.id)}`)}">Settings</a></p>
+  <a href="${href(`/campaigns/${seg(c.id)}/next-up`)}">Next up</a> · <a href="${href(`/campaigns/${seg(c.id)}`)}">Settings</a></p>
 ${notice('ok', o.done === 'deleted' ? 'The lead was deleted.' : o.done === 'recycled' ? `${o.recycled ?? 0} lead${o.recycled === 1 ? ' was' : 's were'} recycled and will be called again.` : null)}
 ${o.actions ?? ''}
 <form method="get" action="${href(base)}" class="toolbar" role="search">
   <div class="field"><label for="status">Status</label>
     <select id="status" name="status"><option value="">all</option>${LEAD_STATUSES.map((s) => html`<option${o.status === s ? html` selected` : ''}>${s}</option>`)}</select></div>
-  <div class="field"><label for="q">Phone number or external id</label>
-    <input id="q" name="q" type="search" value="${o.q ?? ''}" placeholder="+14155550123 or crm-42"></div>
+  <div class="field"><label for="q">Phone number or external id, or its start or end</label>
+    <input id="q" name="q" type="search" value="${o.q ?? ''}" placeholder="+1415, 4567 or crm-42" maxlength="255"></div>
   <button type="submit">Show</button>
   ${o.status || o.q ? html`<a class="button secondary" href="${href(base)}">Clear</a>` : ''}
 </form>
-${searching ? html`<p class="muted">Exact match on the phone number or the external id${o.status ? ' (the status filter does not apply to a search)' : ''}.</p>` : ''}
-${table(c, o.leads, searching ? 'No lead has that phone number or external id.' : 'No leads here yet.')}
+${searching ? html`<p class="muted">Leads whose phone number or external id starts or ends with “${o.q}”, exact matches first, then oldest first${o.status ? ' (the status filter does not apply to a search)' : ''}.</p>` : ''}
+${notice('warn', o.more ? `More than ${o.leads.length} leads match; ${o.leads.length} are shown. Type more of the number or id to narrow it.` : null)}
+${table(c, o.leads, searching ? 'No phone number or external id starts or ends with that.' : 'No leads here yet.')}
 ${
   searching
     ? ''
