@@ -72,6 +72,7 @@ const S = quick
       events: 200,
       dncEntries: 10_000,
       dncClaims: 5,
+      capsAttempts: 10_000,
     }
   : {
       bulk: 1000,
@@ -94,6 +95,7 @@ const S = quick
       events: 5000,
       dncEntries: 1_000_000,
       dncClaims: 60,
+      capsAttempts: 1_000_000,
     };
 /** calls in flight per dialer worker in row 7 (the campaign's concurrency setting) */
 const DIALER_CONCURRENCY = Number(option('dialer-concurrency') ?? 50);
