@@ -129,4 +129,30 @@ describe.each(await availableStores())('call caps and one call per number on %s'
     const open = (id: string, l: typeof x) => ({ attemptId: id, lead: l!, phoneNumber: '+14155552202', startedAt: T0, deadlineAt: T0 + H });
     expect(await db.queue.open([open('at_pair_1', x), open('at_pair_2', y)], T0)).toEqual(['opened', 'number busy']);
   });
+
+  it('one batch of openings counts every number of it, by number and by digest (a deleted lead)', async () => {
+    const { campaign } = await company('1/1d');
+    const [before, now] = [await campaign(), await campaign()];
+    const [plain, deleted, fresh] = ['+14155552301', '+14155552302', '+14155552303'];
+    await seedLeads(db, before, [{ phoneNumber: plain }, { phoneNumber: deleted }]);
+    expect(await worker(before, T0).runOnce()).toMatchObject({ attempts: 2 });
+    // the deleted lead's attempt keeps only the digest of its number
+    await db.leads.deleteMany(before, [], [deleted], T0);
+    expect(
+      (await db.kysely.selectFrom('attempts').select('phone_number').where('campaign_id', '=', before).execute()).map(
+        (r) => r.phone_number,
+      ),
+    ).toEqual(expect.arrayContaining([plain, null]));
+    await seedLeads(db, now, [{ phoneNumber: plain }, { phoneNumber: deleted }, { phoneNumber: fresh }]);
+    const leads = await claimDue(db, { campaignId: now, maxAttempts: 3, workerId: 'w1', limit: 3, now: T0 + H, leaseMs: H });
+    const byNumber = new Map(leads.map((l) => [l.phoneNumber, l]));
+    const opening = (n: string) => ({
+      attemptId: `at_batch_${n}`,
+      lead: byNumber.get(n)!,
+      phoneNumber: n,
+      startedAt: T0 + H,
+      deadlineAt: T0 + 2 * H,
+    });
+    expect(await db.queue.open([opening(plain), opening(deleted), opening(fresh)], T0 + H)).toEqual(['call cap', 'call cap', 'opened']);
+  });
 });

@@ -105,22 +105,26 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
         .execute();
       for (const r of rows) inCall.add(`${companyId} ${r.phone_number}`);
     }
-    const attempts = new KyselyAttemptStore(this.ex, digester(this.db, this.ex));
     const seen = new Set<string>();
+    const capped: AttemptOpening[] = [];
     for (const o of numbered) {
       const company = companyOf.get(o.lead.campaignId);
       if (!company) continue;
       const k = numberKey(o);
       const busy = seen.has(k) || inCall.has(k);
       seen.add(k);
-      if (busy) {
-        held.set(o.attemptId, 'number busy');
-        continue;
-      }
+      if (busy) held.set(o.attemptId, 'number busy');
+      else if (company.call_caps !== '') capped.push(o);
+    }
+    // the calls placed to each number within the company's longest cap: two statements a company
+    const attempts = new KyselyAttemptStore(this.ex, digester(this.db, this.ex));
+    for (const [, group] of groupBy(capped, (o) => companyOf.get(o.lead.campaignId)!.company_id)) {
+      const company = companyOf.get(group[0]!.lead.campaignId)!;
       const caps = parseCallCaps(company.call_caps);
       if (caps.length === 0) continue;
       const since = now - Math.max(...caps.map((c) => c.windowMs));
-      if (capReached(caps, await attempts.placedTo(company.company_id, o.phoneNumber!, since), now)) held.set(o.attemptId, 'call cap');
+      const placed = await attempts.placedToMany(company.company_id, [...new Set(group.map((o) => o.phoneNumber!))], since);
+      for (const o of group) if (capReached(caps, placed.get(o.phoneNumber!) ?? [], now)) held.set(o.attemptId, 'call cap');
     }
     return held;
   }
