@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { serveForever } from '../server.js';
 import { withStore } from './context.js';
 import { announceDatabase } from './database.js';
 
@@ -9,9 +8,12 @@ export function registerServe(program: Command): void {
     .command('serve')
     .description('start the HTTP API and deliver webhooks (PORT, HOST, DATABASE_URL, REDIS_URL; migrates on start)')
     .option('--no-deliver', 'do not deliver webhooks from this process')
-    .action((o: { deliver: boolean }) => {
+    .action(async (o: { deliver: boolean }) => {
       const config = loadConfig();
       announceDatabase(config.database, { create: true });
+      // imported here: the server's modules (Fastify, the dashboard, the dialer's
+      // webhooks) are most of a CLI start, and only `serve` needs them
+      const { serveForever } = await import('../server.js');
       return serveForever(config, { deliver: o.deliver });
     });
 

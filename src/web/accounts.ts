@@ -131,7 +131,7 @@ export async function choosePassword(
   if (user.password_hash !== null && !(await verifyPassword(input.current ?? '', user.password_hash))) {
     return 'The current password is not correct.';
   }
-  const problem = passwordProblem(input.password, [user.email]);
+  const problem = await passwordProblem(input.password, [user.email]);
   if (problem) return problem;
   if (input.password !== input.confirm) return 'The two new passwords differ.';
   await store.users.setPasswordHash(user.id, await hashPassword(input.password));

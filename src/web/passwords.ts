@@ -9,9 +9,7 @@
  * later without invalidating existing passwords.
  */
 import { randomBytes, randomInt, scrypt, type ScryptOptions } from 'node:crypto';
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as zxcvbnCommon from '@zxcvbn-ts/language-common';
-import * as zxcvbnEn from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { sameText, sha256Hex } from '../crypto/digest.js';
 
 const N = 2 ** 15;
@@ -66,19 +64,27 @@ export const hashOneTime = (value: string): string => sha256Hex(value.trim().toL
 /** zxcvbn's scale: 3 is "safely unguessable: moderate protection from offline slow-hash scenario" */
 const MIN_STRENGTH = 3;
 
-let estimator: ZxcvbnFactory | undefined;
+let estimator: Promise<ZxcvbnFactory> | undefined;
 /**
- * zxcvbn-ts with its common and English dictionaries. Built on first use: it
- * takes ~0.4 s, and only someone choosing a password needs it. A check then
- * takes ~3-80 ms (150 ms on a cold start) on this machine, on a path that is
- * rare and rate-limited (dashboard POSTs per IP).
+ * zxcvbn-ts with its common and English dictionaries. Imported and built on
+ * first use: loading the dictionaries alone took ~0.3 s of every CLI command
+ * and server start, and only someone choosing a password needs them. A check
+ * then takes ~3-80 ms (150 ms on a cold start) on this machine, on a path that
+ * is rare and rate-limited (dashboard POSTs per IP).
  */
-function strength(): ZxcvbnFactory {
-  return (estimator ??= new ZxcvbnFactory({
-    dictionary: { ...zxcvbnCommon.dictionary, ...zxcvbnEn.dictionary },
-    graphs: zxcvbnCommon.adjacencyGraphs,
-    translations: zxcvbnEn.translations,
-  }));
+function strength(): Promise<ZxcvbnFactory> {
+  return (estimator ??= (async () => {
+    const [{ ZxcvbnFactory }, common, en] = await Promise.all([
+      import('@zxcvbn-ts/core'),
+      import('@zxcvbn-ts/language-common'),
+      import('@zxcvbn-ts/language-en'),
+    ]);
+    return new ZxcvbnFactory({
+      dictionary: { ...common.dictionary, ...en.dictionary },
+      graphs: common.adjacencyGraphs,
+      translations: en.translations,
+    });
+  })());
 }
 
 /**
@@ -87,10 +93,10 @@ function strength(): ZxcvbnFactory {
  * suggestions; `userInputs` (the user's email, the company's name) count as
  * words an attacker would try first.
  */
-export function passwordProblem(password: string, userInputs: readonly string[] = []): string | null {
+export async function passwordProblem(password: string, userInputs: readonly string[] = []): Promise<string | null> {
   if (password.length < MIN_PASSWORD) return `Use at least ${MIN_PASSWORD} characters.`;
   if (password.length > MAX_PASSWORD) return `Use at most ${MAX_PASSWORD} characters.`;
-  const { score, feedback } = strength().check(password, [...userInputs, 'leadline']);
+  const { score, feedback } = (await strength()).check(password, [...userInputs, 'leadline']);
   if (score >= MIN_STRENGTH) return null;
   const advice = [feedback.warning, ...feedback.suggestions].filter((s): s is string => Boolean(s));
   if (advice.length === 0) advice.push('Add more words that are less common.');
