@@ -4,18 +4,15 @@
  * call; a capped lead waits until the cap lets a call through, and explain
  * says so. docs/compliance.md "Per-number call caps".
  */
-import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
 import { capReached, formatCallCaps, parseCallCaps } from '../../src/compliance/call-caps.js';
 import { claimDue } from '../../src/dialer/claim.js';
 import { explainLead } from '../../src/dialer/explain.js';
-import { Dialer } from '../../src/dialer/worker.js';
 import type { Store } from '../../src/store/index.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
-import { attemptRows, leadRow, seedLeads } from '../dialer/support.js';
+import { availableStores, useStore } from '../helpers/db.js';
+import { attemptRows, dialerAt, leadRow, seedLeads } from '../dialer/support.js';
 
-const silent = pino({ level: 'silent' });
 const T0 = Date.parse('2026-03-10T14:00:00.000Z');
 const H = 3_600_000;
 
@@ -41,19 +38,12 @@ describe('call caps, parsed', () => {
 });
 
 describe.each(await availableStores())('call caps and one call per number on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-  });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  useStore(kind, (opened) => {
+    db = opened;
   });
 
-  const worker = (campaignId: string, now: number) =>
-    new Dialer({ store: db, logger: silent, campaignIds: [campaignId], now: () => now, random: () => 0, simulateDurationMs: [0, 0] });
+  const worker = (campaignId: string, now: number) => dialerAt(db, campaignId, now);
   const company = async (caps: string) => {
     const { companyId } = await createCompany(db, 'Caps Co');
     await db.companies.setCallCaps(companyId, caps);

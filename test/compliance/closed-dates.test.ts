@@ -6,39 +6,29 @@
  * call; explain names the date and the next due time after it; us-federal
  * closes the holidays as observed. docs/compliance.md "Closed dates".
  */
-import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { updateCampaign } from '../../src/campaigns/service.js';
 import { type CallDeps, dialLead } from '../../src/dialer/call.js';
 import { loadDialerCampaigns, localOf } from '../../src/dialer/campaign.js';
 import { claimDue } from '../../src/dialer/claim.js';
 import { explainLead } from '../../src/dialer/explain.js';
 import { Schedule } from '../../src/dialer/schedule.js';
-import { Dialer } from '../../src/dialer/worker.js';
 import type { Store } from '../../src/store/index.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
-import { attemptRows, leadRow, makeCampaign, seedLeads } from '../dialer/support.js';
+import { availableStores, useStore } from '../helpers/db.js';
+import { attemptRows, dialerAt, leadRow, makeCampaign, seedLeads } from '../dialer/support.js';
 
-const silent = pino({ level: 'silent' });
 // Christmas Eve, 07:00 in New York, already Christmas Day 01:00 in Auckland
 const EVE_NY = Date.parse('2026-12-24T12:00:00.000Z');
 const NY_NUMBER = '+12125550100';
 const LONDON_NUMBER = '+442079460100';
 
 describe.each(await availableStores())('closed dates in the dialer on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-  });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  useStore(kind, (opened) => {
+    db = opened;
   });
 
-  const worker = (campaignId: string, now: number) =>
-    new Dialer({ store: db, logger: silent, campaignIds: [campaignId], now: () => now, random: () => 0, simulateDurationMs: [0, 0] });
+  const worker = (campaignId: string, now: number) => dialerAt(db, campaignId, now);
   const dialerCampaign = async (id: string) =>
     (await loadDialerCampaigns(db, [id], { random: () => 0, simulateDurationMs: [0, 0] }, () => {}))[0]!;
 

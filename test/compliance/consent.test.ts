@@ -6,28 +6,22 @@
  * as before. docs/compliance.md "Consent gate".
  */
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { updateCampaign } from '../../src/campaigns/service.js';
 import { claimDue } from '../../src/dialer/claim.js';
 import { explainLead } from '../../src/dialer/explain.js';
 import { Dialer } from '../../src/dialer/worker.js';
 import type { Store } from '../../src/store/index.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { availableStores, useStore } from '../helpers/db.js';
 import { leadRow, makeCampaign, seedLeads } from '../dialer/support.js';
 
 const silent = pino({ level: 'silent' });
 const T0 = Date.parse('2026-03-10T14:00:00.000Z');
 
 describe.each(await availableStores())('the consent gate on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-  });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  useStore(kind, (opened) => {
+    db = opened;
   });
 
   const worker = (campaignId: string) =>

@@ -7,7 +7,7 @@
  * concludes the lead. docs/compliance.md "Do-not-call list".
  */
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { planAttempt, recordAttempt } from '../../src/dialer/attempts.js';
 import { type CallDeps, dialLead } from '../../src/dialer/call.js';
 import { loadDialerCampaigns } from '../../src/dialer/campaign.js';
@@ -15,7 +15,7 @@ import { claimDue } from '../../src/dialer/claim.js';
 import { explainLead } from '../../src/dialer/explain.js';
 import { Dialer } from '../../src/dialer/worker.js';
 import type { Store } from '../../src/store/index.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { availableStores, useStore } from '../helpers/db.js';
 import { startStub } from '../dialer/http-stub.js';
 import { attemptRows, leadRow, makeCampaign, seedLeads } from '../dialer/support.js';
 
@@ -23,15 +23,9 @@ const silent = pino({ level: 'silent' });
 const T0 = Date.parse('2026-03-10T14:00:00.000Z');
 
 describe.each(await availableStores())('the do-not-call list in the dialer on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-  });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  useStore(kind, (opened) => {
+    db = opened;
   });
 
   const worker = (campaignId: string) =>

@@ -7,21 +7,18 @@
  * database, with the dialer's clock set.
  */
 import { Migrator } from 'kysely';
-import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCampaign, createCompany, updateCampaign } from '../../src/campaigns/service.js';
 import { parseSetting } from '../../src/campaigns/settings.js';
 import { regionalLimitFor, withRegionalLimit } from '../../src/compliance/regional-rules.js';
 import { explainLead } from '../../src/dialer/explain.js';
-import { Dialer } from '../../src/dialer/worker.js';
 import { parseClosedDates } from '../../src/scheduling/closed-dates.js';
 import { formatHours, parseLocalWindow } from '../../src/scheduling/hours.js';
 import { migrations } from '../../src/db/migrations.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
-import { attemptRows, leadRow, makeCampaign, oldSchemaCampaign, seedLeads } from '../dialer/support.js';
+import { availableStores, createTestStore, useStore } from '../helpers/db.js';
+import { attemptRows, dialerAt, leadRow, makeCampaign, oldSchemaCampaign, seedLeads } from '../dialer/support.js';
 
-const silent = pino({ level: 'silent' });
 const ALABAMA = '+12055550100'; // 205: Birmingham, Alabama (Central time)
 const CALIFORNIA = '+14155550100'; // 415: San Francisco (Pacific time)
 const NEW_YORK = '+12125550100'; // 212: no state rule stricter than federal
@@ -60,19 +57,12 @@ describe('which rule a number gets', () => {
 });
 
 describe.each(await availableStores())('regional rules in the dialer on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-  });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  useStore(kind, (opened) => {
+    db = opened;
   });
 
-  const worker = (campaignId: string, now: number) =>
-    new Dialer({ store: db, logger: silent, campaignIds: [campaignId], now: () => now, random: () => 0, simulateDurationMs: [0, 0] });
+  const worker = (campaignId: string, now: number) => dialerAt(db, campaignId, now);
 
   it('a new campaign has them on', async () => {
     const { companyId } = await createCompany(db, 'Rules Co');

@@ -4,27 +4,21 @@
  * explain's reasons, the later ones after; reading it claims and changes
  * nothing, and the claim that follows takes exactly the leads it numbered.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claimDue } from '../../src/dialer/claim.js';
 import { nextUp } from '../../src/dialer/next-up.js';
 import { parseLocalWindow } from '../../src/scheduling/hours.js';
 import type { Store } from '../../src/store/index.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { availableStores, useStore } from '../helpers/db.js';
 import { makeCampaign, seedLeads } from './support.js';
 
 // a Monday, 15:00 UTC: 10:00 in New York (212), 07:00 in Los Angeles (415)
 const NOW = Date.parse('2030-01-07T15:00:00Z');
 
 describe.each(await availableStores())('next up on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-  });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  useStore(kind, (opened) => {
+    db = opened;
   });
 
   it('lists the leads in the claim order, held-back ones in place with their reasons, later ones after', async () => {

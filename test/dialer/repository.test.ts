@@ -3,14 +3,14 @@
  * an injected clock: claim order, exclusivity, the claim timeout, the retry
  * delay, exhaustion, recycling, and a lead deleted mid-call.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { LifecycleError } from '../../src/leads/lifecycle.js';
 import { type AttemptRecord, planAttempt, recordAttempt } from '../../src/dialer/attempts.js';
 import { AttemptRecorder } from '../../src/dialer/recorder.js';
 import { claimDue } from '../../src/dialer/claim.js';
 import type { ClaimedLead } from '../../src/store/queue.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { availableStores, useStore } from '../helpers/db.js';
 import { attemptRows, leadRow, makeCampaign, seedLeads } from './support.js';
 
 const T0 = Date.parse('2026-03-10T14:00:00.000Z');
@@ -18,15 +18,9 @@ const MIN = 60_000;
 const LEASE = 5 * MIN;
 
 describe.each(await availableStores())('dialer repository on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-  });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  useStore(kind, (opened) => {
+    db = opened;
   });
 
   const claim = (campaignId: string, o: { now?: number; limit?: number; worker?: string; maxAttempts?: number; dueBy?: number } = {}) =>

@@ -3,25 +3,19 @@
  * fall due is asked again after the poll interval with one statement (the
  * earliest due time of all), and claimed only when that finds something due.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadDialerCampaigns } from '../../src/dialer/campaign.js';
 import { Schedule } from '../../src/dialer/schedule.js';
 import type { Store } from '../../src/store/index.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { availableStores, useStore } from '../helpers/db.js';
 import { makeCampaign, seedLeads } from './support.js';
 
 const IDLE = 60_000;
 
 describe.each(await availableStores())('the idle poll on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-  });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  useStore(kind, (opened) => {
+    db = opened;
   });
 
   /** n campaigns whose one lead falls due a year from now: nothing of theirs is due */

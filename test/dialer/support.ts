@@ -1,8 +1,10 @@
 /** Campaigns and leads written straight to the database, for dialer tests. */
 import { sql } from 'kysely';
+import pino from 'pino';
 import { createCampaign, createCompany, type CampaignSettings } from '../../src/campaigns/service.js';
 import type { Store } from '../../src/store/index.js';
 import { newIds } from '../../src/ids.js';
+import { Dialer } from '../../src/dialer/worker.js';
 
 export interface SeedLead {
   phoneNumber?: string | null;
@@ -97,3 +99,14 @@ export async function leadRow(db: Store, id: string) {
 export async function attemptRows(db: Store, leadId: string) {
   return db.kysely.selectFrom('attempts').selectAll().where('lead_id', '=', leadId).orderBy('attempt').execute();
 }
+
+/** a dialer for one campaign with its clock stopped at `now`: simulated calls end at once, and succeed (random 0) */
+export const dialerAt = (db: Store, campaignId: string, now: number): Dialer =>
+  new Dialer({
+    store: db,
+    logger: pino({ level: 'silent' }),
+    campaignIds: [campaignId],
+    now: () => now,
+    random: () => 0,
+    simulateDurationMs: [0, 0],
+  });

@@ -4,14 +4,14 @@
  * concurrency, prefetch leads, exhaustion, deletion mid-call, and stopping.
  */
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { updateCampaign } from '../../src/campaigns/service.js';
 import type { Store } from '../../src/store/index.js';
 import { explainLead } from '../../src/dialer/explain.js';
 import { parseLocalWindow } from '../../src/scheduling/hours.js';
 import { claimDue } from '../../src/dialer/claim.js';
 import { Dialer, type DialerOptions } from '../../src/dialer/worker.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { availableStores, useStore } from '../helpers/db.js';
 import { startStub } from './http-stub.js';
 import { attemptRows, leadRow, makeCampaign, seedLeads } from './support.js';
 
@@ -19,15 +19,9 @@ const silent = pino({ level: 'silent' });
 const at = (iso: string) => Date.parse(iso);
 
 describe.each(await availableStores())('dialer worker on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-  });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  useStore(kind, (opened) => {
+    db = opened;
   });
 
   /** a worker for one campaign whose clock reads `now`; random() = 0 makes every simulated call succeed */

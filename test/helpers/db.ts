@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import type { DatabaseConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { PG_ADMIN_URL, serviceAvailable } from './services.js';
@@ -71,4 +72,22 @@ export async function createTestStore(kind: StoreKind): Promise<TestStore> {
 export async function availableStores(): Promise<StoreKind[]> {
   if (process.env.TEST_STORES === 'postgres') return ['postgres'];
   return (await serviceAvailable('postgres')) ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/**
+ * A fresh, migrated store of `kind` for the enclosing `describe`: opened
+ * before its tests (handed to `opened`), closed and dropped after them.
+ */
+export function useStore(kind: StoreKind, opened: (db: Store) => void): void {
+  let store: TestStore | undefined;
+  let db: Store | undefined;
+  beforeAll(async () => {
+    store = await createTestStore(kind);
+    db = await store.open();
+    opened(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await store?.drop();
+  });
 }

@@ -4,26 +4,20 @@
  * dialer signs with the plain secret.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCampaign, createCompany, predialSecret, updateCampaign } from '../../src/campaigns/service.js';
 import { parseSecretKey, secretsFor } from '../../src/crypto/secrets.js';
 import { loadDialerCampaigns } from '../../src/dialer/campaign.js';
 import type { Store } from '../../src/store/index.js';
 import { startStub } from '../dialer/http-stub.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { availableStores, useStore } from '../helpers/db.js';
 
 const secrets = secretsFor(parseSecretKey(randomBytes(32).toString('base64')));
 
 describe.each(await availableStores())('the predial secret at rest on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-  });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  useStore(kind, (opened) => {
+    db = opened;
   });
 
   it("is sealed with SECRET_KEY, opens only for its campaign, and signs the webhook provider's calls in plain", async () => {
