@@ -1,10 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ColumnError, countryCode } from '../integrations/lead-rows.js';
-import { StateMismatchError } from '../integrations/import-state.js';
-import { type ImportSummary, importCsv } from '../integrations/importer.js';
-import { createProgress } from '../integrations/progress.js';
-import { arg, output, UsageError } from './context.js';
+import type { ImportSummary } from '../integrations/importer.js';
+import { output, UsageError } from './context.js';
 import { REMOTE_HELP, remoteClient } from './remote.js';
 
 /** --map col=field, repeatable; split at the last "=" since a header may contain one */
@@ -40,11 +37,25 @@ export function registerImport(program: Command): void {
       collectMap,
       {},
     )
-    .option('--country <code>', 'normalise local phone numbers to E.164 with this default country, e.g. US', arg(countryCode))
+    .option('--country <code>', 'normalise local phone numbers to E.164 with this default country, e.g. US')
     .option('--rejects <file>', 'CSV of the rejected rows with line and reason (default: FILE.rejects.csv)')
     .option('--restart', 'start over, ignoring the saved state of an unfinished run')
     .option('--json', 'print the summary as JSON')
     .action(async (file: string, o) => {
+      // imported here: the importer and libphonenumber's metadata are a fifth
+      // of every CLI start, and only this command needs them
+      const [{ ColumnError, countryCode }, { StateMismatchError }, { importCsv }, { createProgress }] = await Promise.all([
+        import('../integrations/lead-rows.js'),
+        import('../integrations/import-state.js'),
+        import('../integrations/importer.js'),
+        import('../integrations/progress.js'),
+      ]);
+      let country: ReturnType<typeof countryCode> | undefined;
+      try {
+        country = o.country === undefined ? undefined : countryCode(o.country);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
       const client = remoteClient(o);
       if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`cannot read ${file}`);
       const rejectsPath: string = o.rejects ?? `${file.replace(/\.csv$/i, '')}.rejects.csv`;
@@ -59,7 +70,7 @@ export function registerImport(program: Command): void {
           campaignId: o.campaign,
           client,
           map: o.map,
-          country: o.country,
+          country,
           rejectsPath,
           restart: o.restart,
           progress: (totalBytes) => createProgress({ totalBytes }),
