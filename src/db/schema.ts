@@ -57,8 +57,6 @@ export interface CampaignTable {
   require_consent: number;
   /** --regional-rules: 'us' applies the US state calling rules to US numbers, 'off' does not (migration 0016) */
   regional_rules: string;
-  /** written by triggers whenever the row changes; never by leadline (migration 0019) */
-  revision?: number | string;
   created_at: number;
 }
 

@@ -79,22 +79,11 @@ export class Schedule {
     o: { now: () => number; stopping: () => boolean },
   ): Promise<'done' | 'more'> {
     const checks: DialerCampaign[] = [];
-    // The walk covers every campaign on every pass: over 10,000 idle ones an
-    // await (and a clock read) each was most of an idle dialer's CPU. Both are
-    // taken only after something did wait.
-    let now = o.now();
     for (const c of list) {
       if (o.stopping()) return 'done';
-      let due = this.isDue(c, now);
-      if (typeof due !== 'boolean') {
-        due = await due;
-        now = o.now();
-      }
-      if (!due) continue;
-      if (this.asksNow(c)) {
-        await this.after(c, await ask(c), o.now());
-        now = o.now();
-      } else checks.push(c);
+      if (!(await this.isDue(c, o.now()))) continue;
+      if (this.asksNow(c)) await this.after(c, await ask(c), o.now());
+      else checks.push(c);
     }
     const end = o.now() + CHECK_SLICE_MS;
     for (let i = 0; i < checks.length; i += this.checkBatch) {
@@ -122,12 +111,12 @@ export class Schedule {
     return (await openZoneSets(this.store, c.localWindow, c.row.local_window, c.timezone, now, c.closedDates)).join(',');
   }
 
-  /** true when the campaign should be asked now; a promise only when its open zones must be read */
-  isDue(c: DialerCampaign, now: number): boolean | Promise<boolean> {
+  /** true when the campaign should be asked now */
+  async isDue(c: DialerCampaign, now: number): Promise<boolean> {
     if ((this.next.get(c.id) ?? 0) <= now) return true;
     const before = this.zones.get(c.id);
     if (before === undefined) return false;
-    return this.openZones(c, now).then((zones) => zones !== before);
+    return (await this.openZones(c, now)) !== before;
   }
 
   /** after asking: when to ask again */

@@ -75,13 +75,6 @@ const HEARTBEAT_MS = 5000;
 const RECOVERY_MS = 5000;
 /** a campaign whose every slot is taken (by this worker or others) is asked again this often */
 const FULL_POLL_MS = 1000;
-/**
- * Between two refreshes the campaigns are read again only when their
- * fingerprint (store/campaigns.ts, revision) moved, and in full at least this
- * often: a safety net, since a fingerprint is a sum and a sum could in
- * principle hide two changes that cancel out.
- */
-const FULL_RELOAD_MS = 60_000;
 
 export class Dialer {
   readonly workerId: string;
@@ -94,8 +87,7 @@ export class Dialer {
   private readonly inFlight = new Map<number, InFlight>();
   private readonly perCampaign = new Map<string, number>();
   private readonly schedule: Schedule;
-  /** the campaigns served: when last checked (at), when last read in full (loadedAt), and their fingerprint then */
-  private campaigns: { at: number; loadedAt: number; revision: string; list: DialerCampaign[] } | null = null;
+  private campaigns: { at: number; list: DialerCampaign[] } | null = null;
   /** the parsed campaigns of the last load, reused while their rows are unchanged */
   private readonly parsed = new Map<string, { json: string; campaign: DialerCampaign }>();
   private stopping = false;
@@ -320,15 +312,7 @@ export class Dialer {
   private async loadCampaigns(fresh: boolean): Promise<DialerCampaign[]> {
     const at = this.now();
     const refresh = this.o.campaignRefreshMs ?? 2000;
-    const held = this.campaigns;
-    if (!fresh && held && at - held.at < refresh && at >= held.at) return held.list;
-    // Read before the rows: a change committed between the two reads is
-    // loaded now and seen as a change once more next time, never missed.
-    const revision = await this.store.campaigns.revision(this.o.campaignIds ?? null);
-    if (!fresh && held && revision === held.revision && at - held.loadedAt < FULL_RELOAD_MS && at >= held.loadedAt) {
-      this.campaigns = { ...held, at };
-      return held.list;
-    }
+    if (!fresh && this.campaigns && at - this.campaigns.at < refresh && at >= this.campaigns.at) return this.campaigns.list;
     const list = await loadDialerCampaigns(
       this.store,
       this.o.campaignIds ?? null,
@@ -336,8 +320,8 @@ export class Dialer {
       (campaignId, err) => this.log.error({ campaignId, err: err.message }, 'dialer: campaign settings unusable; skipping the campaign'),
       this.parsed,
     );
-    this.schedule.refreshed(list, held?.list ?? []);
-    this.campaigns = { at, loadedAt: at, revision, list };
+    this.schedule.refreshed(list, this.campaigns?.list ?? []);
+    this.campaigns = { at, list };
     return list;
   }
 

@@ -66,7 +66,6 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0016_regional_rules',
           '0017_campaign_pacing',
           '0018_lead_search',
-          '0019_campaign_revision',
         ]);
         await db.close();
       } finally {
