@@ -71,7 +71,8 @@ export async function smallCallRows(ctx) {
 export async function limiterRow(ctx, tenantKeys) {
   const { store, campaigns, base, rows, rss, log, servers, kind } = ctx;
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const prefix = `leadline:bench:${process.pid}:`;
+  // per store: a quick run benches both stores at once
+  const prefix = `leadline:bench:${process.pid}:${kind}:`;
   let redisMode;
   try {
     redisMode = await startLeadline(
