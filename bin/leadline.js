@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The compiled CLI; `npm install` builds dist/ through the prepare script.
-import { main } from '../dist/cli/index.js';
+// The compiled CLI, bundled (scripts/bundle-cli.js says why); `npm install`
+// builds dist/ through the prepare script.
+import { main } from '../dist/cli-bundle/index.js';
 
 await main(process.argv);

@@ -37,6 +37,7 @@ function build(): void {
   const sources = [
     ...mtimes(join(ROOT, 'src'), '.ts'),
     ...mtimes(join(ROOT, 'packages/client/src'), '.ts'),
+    ...mtimes(join(ROOT, 'scripts'), '.js'),
     statSync(join(ROOT, 'tsconfig.json')).mtimeMs,
   ];
   const built = mtimes(join(ROOT, 'dist'), '.js');

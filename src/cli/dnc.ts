@@ -2,9 +2,8 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { addToDnc, removeFromDnc, shownEntry } from '../compliance/dnc.js';
-import { DncImportError, type DncImportSummary, importDnc } from '../compliance/dnc-import.js';
+import type { DncImportSummary } from '../compliance/dnc-import.js';
 import { AppError } from '../errors.js';
-import { createProgress } from '../integrations/progress.js';
 import type { Store } from '../store/index.js';
 import { output, UsageError, withStore } from './context.js';
 
@@ -104,6 +103,11 @@ export function registerDnc(program: Command): void {
       withStore(async (store) => {
         if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`cannot read ${file}`);
         const { companyId } = await companyAccess(store, o.company);
+        // imported here, like the lead importer (import.ts): the CSV parser and the progress bar are for this command only
+        const [{ DncImportError, importDnc }, { createProgress }] = await Promise.all([
+          import('../compliance/dnc-import.js'),
+          import('../integrations/progress.js'),
+        ]);
         try {
           const summary = await importDnc({
             store,

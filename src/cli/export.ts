@@ -1,7 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { type Command, Option } from 'commander';
-import { exportLeads } from '../integrations/exporter.js';
 import { LEAD_STATUSES } from '../leads/lifecycle.js';
 import { REMOTE_HELP, remoteClient } from './remote.js';
 
@@ -20,7 +19,9 @@ export function registerExport(program: Command): void {
     )
     .option('--out <file>', 'write to this file instead of stdout')
     .action(async (o) => {
-      const client = remoteClient(o);
+      const client = await remoteClient(o);
+      // imported here, like the importer (import.ts): only this command writes CSV
+      const { exportLeads } = await import('../integrations/exporter.js');
       const out = o.out ? createWriteStream(o.out) : process.stdout;
       const { leads } = await exportLeads({ client, campaignId: o.campaign, status: o.status, format: o.format, out });
       if (o.out) {

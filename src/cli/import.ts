@@ -56,7 +56,7 @@ export function registerImport(program: Command): void {
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
-      const client = remoteClient(o);
+      const client = await remoteClient(o);
       if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`cannot read ${file}`);
       const rejectsPath: string = o.rejects ?? `${file.replace(/\.csv$/i, '')}.rejects.csv`;
       const interrupted = () => {

@@ -1,5 +1,5 @@
 /** What the client commands (import, export) share: which server, which key. */
-import { createLeadlineClient, type LeadlineClient } from '@leadline/client';
+import type { LeadlineClient } from '@leadline/client';
 import { UsageError } from './context.js';
 
 export interface RemoteOptions {
@@ -8,12 +8,14 @@ export interface RemoteOptions {
 }
 
 /** --url and --key, else LEADLINE_URL and LEADLINE_API_KEY (which keep the key out of `ps` and shell history) */
-export function remoteClient(o: RemoteOptions, env: NodeJS.ProcessEnv = process.env): LeadlineClient {
+export async function remoteClient(o: RemoteOptions, env: NodeJS.ProcessEnv = process.env): Promise<LeadlineClient> {
   const url = o.url ?? env.LEADLINE_URL;
   const key = o.key ?? env.LEADLINE_API_KEY;
   if (!url) throw new UsageError('--url (or LEADLINE_URL) is required: the server, e.g. http://127.0.0.1:3000');
   if (!/^https?:\/\//.test(url)) throw new UsageError(`--url must start with http:// or https://, got "${url}"`);
   if (!key) throw new UsageError('--key (or LEADLINE_API_KEY) is required');
+  // imported here: only import and export talk to a server, and every CLI start paid for the client
+  const { createLeadlineClient } = await import('@leadline/client');
   return createLeadlineClient({ baseUrl: url, apiKey: key });
 }
 
