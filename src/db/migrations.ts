@@ -25,6 +25,7 @@ import { numberDigests } from './migrations/0015_number_digests.js';
 import { regionalRules } from './migrations/0016_regional_rules.js';
 import { campaignPacing } from './migrations/0017_campaign_pacing.js';
 import { leadSearch } from './migrations/0018_lead_search.js';
+import { attemptsAccepted } from './migrations/0019_attempts_accepted.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -47,6 +48,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0016_regional_rules': regionalRules(),
     '0017_campaign_pacing': campaignPacing(dialect),
     '0018_lead_search': leadSearch(dialect),
+    '0019_attempts_accepted': attemptsAccepted(),
   };
 }
 

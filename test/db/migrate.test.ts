@@ -66,6 +66,7 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0016_regional_rules',
           '0017_campaign_pacing',
           '0018_lead_search',
+          '0019_attempts_accepted',
         ]);
         await db.close();
       } finally {

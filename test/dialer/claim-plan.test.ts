@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { parseLocalWindow } from '../../src/scheduling/hours.js';
 import { claimPlan } from '../../src/dialer/claim.js';
+import { awaitingCount } from '../../src/store/shared/claims.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { makeCampaign, seedMany } from './support.js';
 
@@ -102,5 +103,29 @@ describe.each(await availableStores())('the claim plan on %s', (kind) => {
     } finally {
       await db.campaigns.update(campaignId, { require_consent: 0 });
     }
+  });
+
+  it("counts a full campaign's awaited outcomes from the partial index, not from its history of attempts", async () => {
+    // 5,000 closed attempts of the campaign and two awaited ones
+    const { company_id } = (await db.campaigns.byId(campaignId))!;
+    const range =
+      kind === 'postgres'
+        ? sql`generate_series(1, 5002) g(i)`
+        : sql`(with recursive r(i) as (select 1 union all select i + 1 from r where i < 5002) select i from r) g`;
+    await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, state, started_at, phone_number, worker, success)
+      select 'at_plan_' || g.i, 'ld_' || ${campaignId} || '_' || g.i, ${campaignId}, ${company_id}, 1,
+             case when g.i > 5000 then 'accepted' else 'closed' end, g.i, '+14155550000', 'w', 0
+      from ${range}`.execute(db.kysely);
+    await sql`analyze`.execute(db.kysely);
+    const statement = awaitingCount(db.kysely, campaignId).compile();
+    const explain = kind === 'postgres' ? 'explain (analyze, costs off, timing off, summary off)' : 'explain query plan';
+    const { rows } = await db.kysely.executeQuery<Record<string, unknown>>({
+      ...statement,
+      sql: `${explain} ${statement.sql}`,
+    } as typeof statement);
+    const text = rows.map((r) => String(r['QUERY PLAN'] ?? r.detail)).join('\n');
+    expect(text).toMatch(/attempts_accepted/);
+    expect(text).not.toMatch(/Seq Scan|SCAN attempts\b|attempts_campaign_started/);
+    expect(Number((await awaitingCount(db.kysely, campaignId).executeTakeFirst())?.n)).toBe(2);
   });
 });

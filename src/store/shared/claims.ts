@@ -95,6 +95,15 @@ export const statusItem = (leadId: string, externalId: string | null, from: stri
   to,
 });
 
+/** awaiting()'s statement (a test reads its plan) */
+export const awaitingCount = (ex: Executor, campaignId: string) =>
+  ex
+    .selectFrom('attempts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('campaign_id', '=', campaignId)
+    // a literal: the partial index attempts_accepted (migration 0019) matches it in any plan, a generic one too
+    .where('state', '=', sql.lit('accepted'));
+
 /**
  * Claims and the leads they hold: the half of the queue that does not
  * write attempts (queue.ts is the other half).
@@ -159,12 +168,7 @@ export abstract class SharedClaimStore {
 
   /** the campaign's calls whose outcome is awaited (taken by a provider for later): slots no live call of a dialer holds */
   async awaiting(campaignId: string): Promise<number> {
-    const row = await this.ex
-      .selectFrom('attempts')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('campaign_id', '=', campaignId)
-      .where('state', '=', 'accepted')
-      .executeTakeFirst();
+    const row = await awaitingCount(this.ex, campaignId).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
