@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -16,5 +17,7 @@ export default defineConfig({
     // 2-core machine. Most files wait on databases, HTTP and child processes
     // rather than compute, so three run side by side on 2 cores.
     maxWorkers: 3,
+    // the slowest files start first, also without vitest's cache of durations (test/sequencer.ts)
+    sequence: { sequencer: LongestFirst },
   },
 });
