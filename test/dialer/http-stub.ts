@@ -2,7 +2,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OutboundPolicy, parseOutboundAllow, setOutboundPolicy } from '../../src/net/outbound.js';
+import { OutboundPolicy, outboundPolicy, parseOutboundAllow, setOutboundPolicy } from '../../src/net/outbound.js';
 
 /**
  * Stubs listen on loopback, which the outbound policy refuses by default.
@@ -10,8 +10,21 @@ import { OutboundPolicy, parseOutboundAllow, setOutboundPolicy } from '../../src
  * would: OUTBOUND_ALLOW=127.0.0.0/8 (ALLOW_STUBS in a dialer process's env).
  */
 export const ALLOW_STUBS = { OUTBOUND_ALLOW: '127.0.0.0/8' };
-// In this test process (each test file has its own): importing the stub is opting in.
+// In this test process: importing the stub is opting in. The test files of a
+// worker share the process (vitest.config.ts, isolate: false), so a test of the
+// default policy sets it for its own run (withDefaultPolicy).
 setOutboundPolicy(new OutboundPolicy(parseOutboundAllow(ALLOW_STUBS.OUTBOUND_ALLOW)));
+
+/** runs fn under the policy of a process started without OUTBOUND_ALLOW, then puts back the one before */
+export async function withDefaultPolicy<T>(fn: () => Promise<T>): Promise<T> {
+  const before = outboundPolicy();
+  setOutboundPolicy(new OutboundPolicy());
+  try {
+    return await fn();
+  } finally {
+    setOutboundPolicy(before);
+  }
+}
 
 export interface StubRequest {
   headers: IncomingHttpHeaders;

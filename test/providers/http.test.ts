@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpRequester, defaultHttpRequester } from '../../src/net/http.js';
 import { OutboundPolicy, parseOutboundAllow } from '../../src/net/outbound.js';
+import { withDefaultPolicy } from '../dialer/http-stub.js';
 import { FakeHttp, type FakeReply, type FakeRequest } from '../fakes/base.js';
 import { closedPortUrl } from './closed-port.js';
 
@@ -21,7 +22,9 @@ async function server(route: (r: FakeRequest) => FakeReply = () => ({ status: 20
 describe('the requester', () => {
   it('goes only where the outbound policy allows: by default not to loopback, and says so without sending anything', async () => {
     const s = await server();
-    const a = await defaultHttpRequester({ method: 'POST', url: `${s.url}/call`, headers: {}, body: '{}', timeoutMs: 2000 });
+    const a = await withDefaultPolicy(() =>
+      defaultHttpRequester({ method: 'POST', url: `${s.url}/call`, headers: {}, body: '{}', timeoutMs: 2000 }),
+    );
     expect(a).toEqual({
       ok: false,
       reason: expect.stringMatching(/^refused by the outbound policy: 127\.0\.0\.1 is .*OUTBOUND_ALLOW/),

@@ -14,6 +14,7 @@ import { predial } from '../../src/dialer/predial.js';
 import { webhookProvider } from '../../src/dialer/providers/webhook.js';
 import { signedPost } from '../../src/dialer/signed-post.js';
 import { OutboundPolicy, OutboundAllowError, parseOutboundAllow } from '../../src/net/outbound.js';
+import { withDefaultPolicy } from '../dialer/http-stub.js';
 
 const STRICT = new OutboundPolicy();
 const allowing = (raw: string, resolve?: typeof dns.lookup) => new OutboundPolicy(parseOutboundAllow(raw), resolve);
@@ -201,29 +202,30 @@ describe('signed requests to a real local server', () => {
     });
   });
 
-  it('without an explicit policy, predial and the webhook provider use the process policy: strict unless OUTBOUND_ALLOW says otherwise', async () => {
-    const r = await predial({
-      url: `http://127.0.0.1:${port}/p`,
-      secret: null,
-      leadId: 'l',
-      campaignId: 'c',
-      externalId: null,
-      timeoutMs: 2000,
-    });
-    expect(r).toEqual({
-      ok: false,
-      reason: 'predial: refused by the outbound policy: 127.0.0.1 is a loopback address (allow it with OUTBOUND_ALLOW)',
-    });
-    const call = await webhookProvider({ url: `http://[::1]:${port}/call`, secret: null, timeoutMs: 2000 }).place(
-      { attemptId: 'at_1', leadId: 'l', campaignId: 'c', phoneNumber: '+14155550123', externalId: null, metadata: {}, attempt: 1 },
-      new AbortController().signal,
-    );
-    // refused before anything was sent: the call was not placed, and spends no attempt
-    expect(call).toEqual({
-      kind: 'not-placed',
-      reason: 'webhook: refused by the outbound policy: ::1 is a loopback address (allow it with OUTBOUND_ALLOW)',
-    });
-  });
+  it('without an explicit policy, predial and the webhook provider use the process policy: strict unless OUTBOUND_ALLOW says otherwise', () =>
+    withDefaultPolicy(async () => {
+      const r = await predial({
+        url: `http://127.0.0.1:${port}/p`,
+        secret: null,
+        leadId: 'l',
+        campaignId: 'c',
+        externalId: null,
+        timeoutMs: 2000,
+      });
+      expect(r).toEqual({
+        ok: false,
+        reason: 'predial: refused by the outbound policy: 127.0.0.1 is a loopback address (allow it with OUTBOUND_ALLOW)',
+      });
+      const call = await webhookProvider({ url: `http://[::1]:${port}/call`, secret: null, timeoutMs: 2000 }).place(
+        { attemptId: 'at_1', leadId: 'l', campaignId: 'c', phoneNumber: '+14155550123', externalId: null, metadata: {}, attempt: 1 },
+        new AbortController().signal,
+      );
+      // refused before anything was sent: the call was not placed, and spends no attempt
+      expect(call).toEqual({
+        kind: 'not-placed',
+        reason: 'webhook: refused by the outbound policy: ::1 is a loopback address (allow it with OUTBOUND_ALLOW)',
+      });
+    }));
 });
 
 describe("recorded reasons never carry the remote answer's content", () => {
