@@ -9,7 +9,7 @@ import type { Database } from './schema.js';
 
 /**
  * pg, loaded when a PostgreSQL database is opened: every CLI command and a
- * SQLite server would otherwise load it (~0.1 s of a ~0.6 s CLI start). pg is
+ * SQLite server would otherwise load it (~0.1 s; a CLI start now takes ~0.14 s). pg is
  * CommonJS, so a synchronous require keeps openPostgres synchronous.
  */
 let loaded: typeof pgTypes | undefined;

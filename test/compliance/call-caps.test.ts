@@ -4,11 +4,12 @@
  * call; a capped lead waits until the cap lets a call through, and explain
  * says so. docs/compliance.md "Per-number call caps".
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createCampaign, createCompany } from '../../src/campaigns/service.js';
 import { capReached, formatCallCaps, parseCallCaps } from '../../src/compliance/call-caps.js';
 import { claimDue } from '../../src/dialer/claim.js';
 import { explainLead } from '../../src/dialer/explain.js';
+import { KyselyAttemptStore } from '../../src/store/attempts.js';
 import type { Store } from '../../src/store/index.js';
 import { availableStores, useStore } from '../helpers/db.js';
 import { attemptRows, dialerAt, leadRow, seedLeads } from '../dialer/support.js';
@@ -143,6 +144,17 @@ describe.each(await availableStores())('call caps and one call per number on %s'
       startedAt: T0 + H,
       deadlineAt: T0 + 2 * H,
     });
-    expect(await db.queue.open([opening(plain), opening(deleted), opening(fresh)], T0 + H)).toEqual(['call cap', 'call cap', 'opened']);
+    // the batch is counted with one read of the company's calls (two statements), not one per number
+    const batches = vi.spyOn(KyselyAttemptStore.prototype, 'placedToMany');
+    const single = vi.spyOn(KyselyAttemptStore.prototype, 'placedTo');
+    try {
+      expect(await db.queue.open([opening(plain), opening(deleted), opening(fresh)], T0 + H)).toEqual(['call cap', 'call cap', 'opened']);
+      expect(single).not.toHaveBeenCalled();
+      expect(batches).toHaveBeenCalledTimes(1);
+      expect(new Set(batches.mock.calls[0]![1])).toEqual(new Set([plain, deleted, fresh]));
+    } finally {
+      batches.mockRestore();
+      single.mockRestore();
+    }
   });
 });
