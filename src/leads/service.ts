@@ -11,7 +11,7 @@ import type { Store } from '../store/index.js';
 import type { IdentifierRow, LeadRow, Lookup, NewLeadRow } from '../store/leads.js';
 import { insertThenLookup, lookupThenInsert } from './bulk-create.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { toUtcIso } from './formats.js';
+import { jsonText, toUtcIso } from './formats.js';
 import type { LeadStatus } from './lifecycle.js';
 import { DEFAULT_PAGE, type IdentifierEntry, type LeadInput, MAX_PAGE } from './schemas.js';
 
@@ -203,7 +203,7 @@ function toRow(id: string, lead: LeadInput): NewLeadRow {
     id,
     phoneNumber: lead.phoneNumber ?? null,
     externalId: lead.externalId ?? null,
-    metadata: JSON.stringify(lead.metadata ?? {}),
+    metadata: lead.metadata === undefined ? '{}' : jsonText(lead.metadata),
     scheduledFor: lead.scheduledFor === undefined ? null : toUtcIso(lead.scheduledFor),
     priority: lead.priority ?? 0,
   };

@@ -72,6 +72,8 @@ export interface LeadStore {
   exists(campaignId: string, by: Lookup): Promise<boolean>;
   /** the campaign's leads holding one of the externalIds, or one of the phone numbers (a lead may come twice) */
   findExisting(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<ExistingRow[]>;
+  /** which of the values a lead of the campaign holds in the column: read from its unique index alone */
+  taken(campaignId: string, column: 'external_id' | 'phone_number', values: readonly string[]): Promise<Set<string>>;
   deleteOne(campaignId: string, by: Lookup, now?: number): Promise<boolean>;
   /** deletes the leads matching externalIds (by external_id) or phoneNumbers (by phone_number). Run it in a transaction. */
   deleteMany(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[], now?: number): Promise<DeletedLead[]>;

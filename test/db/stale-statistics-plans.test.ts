@@ -115,6 +115,20 @@ describe.skipIf(!(await serviceAvailable('postgres')))('plans for a campaign the
     expectProbes(plan!, 2);
   });
 
+  it("a retry's lookup of one identifier probes its unique index alone, once per value", async () => {
+    for (const [column, values] of [
+      ['external_id', ids(400)],
+      ['phone_number', phones(400)],
+    ] as const) {
+      const [plan] = await plans(async (k) => {
+        const taken = await leadsOn(k).taken(fresh, column, [...values, 'absent']);
+        expect([...taken].sort()).toEqual([...values].sort());
+      });
+      expectProbes(plan!, 1);
+      expect(plan).toMatch(/loops=401/);
+    }
+  });
+
   it('deletes them by the same probes', async () => {
     const [plan] = await plans(async (k) => {
       const deleted = await leadsOn(k).deleteMany(fresh, ids(300), phones(300));

@@ -116,6 +116,16 @@ export class PostgresLeadStore extends SharedLeadStore {
     return rows;
   }
 
+  /** a probe per value as in matching(), answering the value itself, so the unique index can answer alone once the leads are all-visible */
+  async taken(campaignId: string, column: 'external_id' | 'phone_number', values: readonly string[]): Promise<Set<string>> {
+    if (values.length === 0) return new Set();
+    const { rows } = await sql<{ v: string }>`select l.v from unnest(${values}::text[]) as j(v)
+      cross join lateral (
+        select j.v from leads where campaign_id = (select ${campaignId}::text) and ${sql.ref(column)} = j.v limit 1
+      ) l`.execute(this.ex);
+    return new Set(rows.map((r) => r.v));
+  }
+
   protected async insertRows(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>> {
     const { rows } = await sql<{ id: string }>`
       insert into leads (id, campaign_id, phone_number, external_id, metadata, scheduled_for, priority, status, attempts, created_at)

@@ -52,6 +52,7 @@ export abstract class SharedLeadStore implements LeadStore {
 
   abstract insertOne(campaignId: string, lead: NewLeadRow, now: number): Promise<string | null>;
   abstract findExisting(campaignId: string, externalIds: readonly string[], phoneNumbers: readonly string[]): Promise<ExistingRow[]>;
+  abstract taken(campaignId: string, column: 'external_id' | 'phone_number', values: readonly string[]): Promise<Set<string>>;
   abstract listPage(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<PageJson>;
   /** inserts in array order, skipping what the unique indexes refuse; the ids inserted */
   protected abstract insertRows(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>>;
