@@ -11,12 +11,24 @@ import type { Store } from '../store/index.js';
 /** new leads, recycled ones, and ends of calls (an outcome reported frees a slot) */
 const WAKING: readonly EventType[] = ['lead.created', 'lead.status_changed', 'attempt.finished'];
 const BATCH = 500;
+/**
+ * Reads follow each other at least this far apart. Every commit that writes
+ * events notifies every dialer, and a busy one (bench row 7: four workers on
+ * one campaign) read the events table 0.63 times per call it made, each read a
+ * round trip and most of them a claim after it. A notice after a quiet spell
+ * is read at once, so an idle dialer's speed to lead is unchanged; in a burst
+ * the notices of 20 ms are read together.
+ */
+export const MIN_GAP_MS = 20;
 
 export class Wakeups {
   private lastId = 0;
   private stopWatching: (() => Promise<void>) | null = null;
   private reading: Promise<void> | null = null;
   private again = false;
+  private lastReadAt = Number.NEGATIVE_INFINITY;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     private readonly store: Store,
@@ -32,34 +44,46 @@ export class Wakeups {
     this.read();
   }
 
-  /** reads the events since the last one seen; one read at a time, and one more if signalled meanwhile */
+  /** reads the events since the last one seen; one read at a time, and one more if signalled meanwhile (MIN_GAP_MS after) */
   read(): void {
-    if (this.reading) {
+    if (this.stopped) return;
+    if (this.reading || this.timer) {
       this.again = true;
       return;
     }
+    const wait = this.lastReadAt + MIN_GAP_MS - performance.now();
+    if (wait > 0) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.read();
+      }, wait);
+      return;
+    }
+    this.again = false;
+    this.lastReadAt = performance.now();
     this.reading = (async () => {
-      do {
-        this.again = false;
-        try {
-          for (;;) {
-            // every type is read, so that the position moves past the attempts' events too
-            const rows = await this.store.events.marks(this.lastId, BATCH);
-            if (rows.length === 0) break;
-            this.lastId = rows.at(-1)!.id;
-            const woken = rows.filter((r) => WAKING.includes(r.type) && r.campaign_id !== null);
-            if (woken.length > 0) this.wake(new Set(woken.map((r) => r.campaign_id!)));
-            if (rows.length < BATCH) break;
-          }
-        } catch (err) {
-          this.onError(err);
+      try {
+        for (;;) {
+          // every type is read, so that the position moves past the attempts' events too
+          const rows = await this.store.events.marks(this.lastId, BATCH);
+          if (rows.length === 0) break;
+          this.lastId = rows.at(-1)!.id;
+          const woken = rows.filter((r) => WAKING.includes(r.type) && r.campaign_id !== null);
+          if (woken.length > 0) this.wake(new Set(woken.map((r) => r.campaign_id!)));
+          if (rows.length < BATCH) break;
         }
-      } while (this.again);
+      } catch (err) {
+        this.onError(err);
+      }
       this.reading = null;
+      if (this.again) this.read();
     })();
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     await this.stopWatching?.();
     await this.reading;
   }

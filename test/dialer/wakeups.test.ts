@@ -1,0 +1,87 @@
+/**
+ * A dialer's reads of the events table after notices: one at once after a
+ * quiet spell (speed to lead), and in a burst at most one per MIN_GAP_MS, with
+ * nothing written meanwhile missed.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { MIN_GAP_MS, Wakeups } from '../../src/dialer/wakeups.js';
+import type { Store } from '../../src/store/index.js';
+import { availableStores, useStore } from '../helpers/db.js';
+import { newId } from '../../src/ids.js';
+import { makeCampaign } from './support.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let numbers = 0;
+/** a lead created as the API creates one: with its lead.created event */
+const addLead = (db: Store, campaignId: string) =>
+  db.leads.insertMany(
+    campaignId,
+    [
+      {
+        id: newId('ld_'),
+        phoneNumber: `+1415${String(6_000_000 + numbers++)}`,
+        externalId: null,
+        metadata: '{}',
+        scheduledFor: null,
+        priority: 0,
+      },
+    ],
+    Date.now(),
+  );
+
+describe.each(await availableStores())('wake-ups on %s', (kind) => {
+  let db: Store;
+  useStore(kind, (opened) => {
+    db = opened;
+  });
+
+  it('reads at once after a quiet spell, and a burst of notices together, MIN_GAP_MS apart, missing nothing', async () => {
+    const woken = new Set<string>();
+    const reads: number[] = [];
+    const marks = db.events.marks.bind(db.events);
+    const spy = vi.spyOn(db.events, 'marks').mockImplementation((afterId, limit) => {
+      reads.push(performance.now());
+      return marks(afterId, limit);
+    });
+    const w = new Wakeups(
+      db,
+      (ids) => {
+        for (const id of ids) woken.add(id);
+      },
+      (err) => {
+        throw err;
+      },
+    );
+    try {
+      await w.start();
+      await sleep(MIN_GAP_MS * 3);
+
+      // quiet: the notice is read in the same turn, before any timer
+      const before = reads.length;
+      w.read();
+      expect(reads.length).toBe(before + 1);
+      const a = await makeCampaign(db);
+      await addLead(db, a);
+      w.read();
+      await vi.waitFor(() => expect(woken.has(a)).toBe(true));
+
+      // a burst: leads arrive between notices; every campaign is woken, and no two reads are closer than the gap
+      const burst: string[] = [];
+      const from = reads.length;
+      for (let i = 0; i < 5; i++) {
+        const c = await makeCampaign(db);
+        burst.push(c);
+        await addLead(db, c);
+        for (let j = 0; j < 10; j++) w.read();
+        await sleep(2);
+      }
+      await vi.waitFor(() => expect(burst.filter((c) => !woken.has(c))).toEqual([]));
+      const times = reads.slice(from - 1);
+      expect(times.length).toBeLessThan(1 + 50);
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(MIN_GAP_MS - 1);
+    } finally {
+      await w.stop();
+      spy.mockRestore();
+    }
+  });
+});
