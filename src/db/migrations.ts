@@ -26,6 +26,7 @@ import { regionalRules } from './migrations/0016_regional_rules.js';
 import { campaignPacing } from './migrations/0017_campaign_pacing.js';
 import { leadSearch } from './migrations/0018_lead_search.js';
 import { attemptsAccepted } from './migrations/0019_attempts_accepted.js';
+import { oneProviderCallIndex } from './migrations/0020_one_provider_call_index.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -49,6 +50,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0017_campaign_pacing': campaignPacing(dialect),
     '0018_lead_search': leadSearch(dialect),
     '0019_attempts_accepted': attemptsAccepted(),
+    '0020_one_provider_call_index': oneProviderCallIndex(),
   };
 }
 

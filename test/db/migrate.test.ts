@@ -67,6 +67,7 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0017_campaign_pacing',
           '0018_lead_search',
           '0019_attempts_accepted',
+          '0020_one_provider_call_index',
         ]);
         await db.close();
       } finally {

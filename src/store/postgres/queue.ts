@@ -105,7 +105,15 @@ export class PostgresQueueStore extends SharedQueueStore {
     return new Map(rows.map((r) => [r.id, dueTime(r.d)]));
   }
 
-  /** one statement for the batch: the claims checked (and their rows locked) and the attempts written */
+  /**
+   * One statement for the batch: the claims checked, their rows locked as an
+   * update locks them (a delete of the lead waits for this transaction; one
+   * that came first leaves nothing to lock, and a claim changed meanwhile is
+   * checked again on its new row), and the attempts written. A lock rather
+   * than an update that changes nothing: such an update still writes a new
+   * version of the row and, the leads' pages being full, an entry in each of
+   * its 13 indexes.
+   */
   protected async openRows(batch: readonly AttemptOpening[]): Promise<Set<string>> {
     const input = JSON.stringify(
       batch.map((o) => ({
@@ -126,9 +134,9 @@ export class PostgresQueueStore extends SharedQueueStore {
           attempt int, "startedAt" bigint, phone text, deadline bigint)
       ),
       held as (
-        update leads l set claimed_at = l.claimed_at from input i
-        where l.seq = i.seq and l.claimed_by = i.worker and l.claimed_at = i."claimedAt"
-        returning l.seq, l.campaign_id
+        select l.seq, l.campaign_id from leads l join input i on l.seq = i.seq
+        where l.claimed_by = i.worker and l.claimed_at = i."claimedAt"
+        for no key update of l
       )
       insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, started_at, success, phone_number, worker,
         claimed_at, state, counts, deadline_at)
