@@ -25,6 +25,8 @@ describe.each(await availableStores())('the provider call id lookup on %s', (kin
       worker: 'w',
       attempt_id: `at_${i}`,
       provider_call_id: i % 100 === 0 ? `call-${i}` : null,
+      state: 'closed' as const,
+      counts: 1,
     }));
     for (let i = 0; i < rows.length; i += 250)
       await db.kysely
