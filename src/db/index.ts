@@ -12,6 +12,11 @@ import { openSqlite } from './sqlite.js';
 export type Dialect = 'sqlite' | 'postgres';
 export type Executor = Kysely<Database> | Transaction<Database>;
 
+export interface WriteTxOptions {
+  lock?: string;
+  bounded?: boolean;
+}
+
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly dialect: Dialect;
@@ -20,9 +25,12 @@ export interface Db {
   /**
    * Runs fn in one write transaction: BEGIN IMMEDIATE on SQLite; on
    * PostgreSQL after the advisory lock `lock` names, retried whole when it
-   * loses a deadlock (retry.ts).
+   * loses a deadlock (retry.ts). `bounded`: no statement of fn writes more
+   * than a batch (1000 leads, one dialer batch), so SQLite may keep its
+   * statement journal in memory (sqlite.ts); an unbounded write (a whole
+   * campaign's leads) leaves it out.
    */
-  writeTx<T>(fn: (tx: Executor) => Promise<T>, opts?: { lock?: string }): Promise<T>;
+  writeTx<T>(fn: (tx: Executor) => Promise<T>, opts?: WriteTxOptions): Promise<T>;
   /** runs a single autocommit statement again when it loses a deadlock (retry.ts) */
   retrying<T>(fn: () => Promise<T>): Promise<T>;
   /**

@@ -18,16 +18,30 @@ export function openSqlite(path: string): Db {
     location: path === ':memory:' ? 'SQLite in memory' : `SQLite ${resolve(path)}`,
     // BEGIN IMMEDIATE takes the write lock up front, so two processes never
     // deadlock upgrading a read lock: busy_timeout simply waits for the other writer.
-    writeTx: (fn) =>
+    //
+    // Inside a transaction every statement that writes keeps a statement
+    // journal (the pages it changes, as they were, so that it alone can be
+    // undone), in a temporary file once it passes 64 KiB. A 1000-lead insert
+    // changes ~900 pages: 3.6 MB written to a file and thrown away, 44 against
+    // 33 ms of CPU for the insert (the same statement in autocommit needs no
+    // journal). A bounded transaction keeps it in memory (temp_store, read when
+    // the transaction begins; 4 µs to set and reset); an unbounded one (a
+    // campaign's deletion) keeps the file, so its memory stays small.
+    writeTx: (fn, o) =>
       kysely.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
+        if (o?.bounded) database.raw.pragma('temp_store = memory');
         try {
-          const result = await fn(conn as unknown as Transaction<Database>);
-          await sql`commit`.execute(conn);
-          return result;
-        } catch (err) {
-          await sql`rollback`.execute(conn);
-          throw err;
+          await sql`begin immediate`.execute(conn);
+          try {
+            const result = await fn(conn as unknown as Transaction<Database>);
+            await sql`commit`.execute(conn);
+            return result;
+          } catch (err) {
+            await sql`rollback`.execute(conn);
+            throw err;
+          }
+        } finally {
+          if (o?.bounded) database.raw.pragma('temp_store = default');
         }
       }),
     retrying: (fn) => fn(),

@@ -40,7 +40,7 @@ export function insertThenLookup(store: Store, campaignId: string, rows: NewLead
       });
       return plan;
     },
-    { lock: `leads:${campaignId}` },
+    { lock: `leads:${campaignId}`, bounded: true },
   );
 }
 
@@ -77,7 +77,7 @@ export async function lookupThenInsert(store: Store, campaignId: string, rows: N
         }
       }
     },
-    { lock: `leads:${campaignId}` },
+    { lock: `leads:${campaignId}`, bounded: true },
   );
   return plan;
 }

@@ -1,5 +1,5 @@
 /** The Store: every table's owner, and the database they share. */
-import type { Db } from '../db/index.js';
+import type { Db, WriteTxOptions } from '../db/index.js';
 import type { AttemptStore } from './attempts.js';
 import type { CampaignStore } from './campaigns.js';
 import type { CompanyStore } from './companies.js';
@@ -47,7 +47,7 @@ export interface Store extends Db, Tables {
   /**
    * One write transaction with every table bound to it: BEGIN IMMEDIATE on
    * SQLite; on PostgreSQL after the advisory lock `lock` names, retried whole
-   * when it loses a deadlock.
+   * when it loses a deadlock. `bounded`: see Db.writeTx.
    */
-  transaction<T>(fn: (tx: TxStore) => Promise<T>, opts?: { lock?: string }): Promise<T>;
+  transaction<T>(fn: (tx: TxStore) => Promise<T>, opts?: WriteTxOptions): Promise<T>;
 }

@@ -137,9 +137,15 @@ export abstract class SharedClaimStore {
   /** `seq` is one of seqs, bound as one parameter */
   protected abstract inSeqs(seqs: readonly number[]): RawBuilder<unknown>;
 
-  /** runs fn in a write transaction: this store's own, or a new one (after the advisory lock `lock`) when it runs on the database */
-  protected inWriteTx<T>(fn: (self: this) => Promise<T>, lock?: string): Promise<T> {
-    return this.ex === this.db.kysely ? this.db.writeTx((tx) => fn(this.on(tx) as this), lock ? { lock } : undefined) : fn(this);
+  /**
+   * runs fn in a write transaction: this store's own, or a new one when it
+   * runs on the database (after the advisory lock `o.lock`; bounded unless
+   * `o.unbounded`: see Db.writeTx)
+   */
+  protected inWriteTx<T>(fn: (self: this) => Promise<T>, o: { lock?: string; unbounded?: boolean } = {}): Promise<T> {
+    return this.ex === this.db.kysely
+      ? this.db.writeTx((tx) => fn(this.on(tx) as this), { lock: o.lock, bounded: !o.unbounded })
+      : fn(this);
   }
 
   /**
@@ -154,16 +160,19 @@ export abstract class SharedClaimStore {
 
   claimFree(r: ClaimRequest): Promise<{ leads: ClaimedLead[]; free: number; awaiting: number }> {
     if (r.limit < 1 || r.openZones?.length === 0) return Promise.resolve({ leads: [], free: r.limit, awaiting: 0 });
-    return this.inWriteTx(async (self) => {
-      const free = r.concurrency === undefined ? Number.POSITIVE_INFINITY : r.concurrency - (await self.inFlight(r.campaignId, r.now));
-      const limit = Math.min(r.limit, free);
-      if (limit < 1) return { leads: [], free: Math.max(0, free), awaiting: await self.awaiting(r.campaignId) };
-      const leads = claimedLeads(await self.claimRows({ ...r, limit }), r);
-      const started = leads.filter((l) => l.previousStatus !== CLAIMED_STATUS);
-      const items = started.map((l) => statusItem(l.id, l.externalId, l.previousStatus, CLAIMED_STATUS));
-      await self.events.append({ type: 'lead.status_changed', campaignId: r.campaignId, items, now: r.now });
-      return { leads, free, awaiting: 0 };
-    }, `claim:${r.campaignId}`);
+    return this.inWriteTx(
+      async (self) => {
+        const free = r.concurrency === undefined ? Number.POSITIVE_INFINITY : r.concurrency - (await self.inFlight(r.campaignId, r.now));
+        const limit = Math.min(r.limit, free);
+        if (limit < 1) return { leads: [], free: Math.max(0, free), awaiting: await self.awaiting(r.campaignId) };
+        const leads = claimedLeads(await self.claimRows({ ...r, limit }), r);
+        const started = leads.filter((l) => l.previousStatus !== CLAIMED_STATUS);
+        const items = started.map((l) => statusItem(l.id, l.externalId, l.previousStatus, CLAIMED_STATUS));
+        await self.events.append({ type: 'lead.status_changed', campaignId: r.campaignId, items, now: r.now });
+        return { leads, free, awaiting: 0 };
+      },
+      { lock: `claim:${r.campaignId}` },
+    );
   }
 
   /** the campaign's calls whose outcome is awaited (taken by a provider for later): slots no live call of a dialer holds */
@@ -233,20 +242,23 @@ export abstract class SharedClaimStore {
   /** leads still attempting but out of attempts because max_attempts was lowered just get the attempts */
   recycle(campaignId: string, maxAttempts: number, grant: number, now = Date.now()): Promise<number> {
     const recycled = nextStatus('exhausted', 'recycle');
-    return this.inWriteTx(async (self) => {
-      const { rows } = await sql<{ id: string; external_id: string | null }>`update leads
+    return this.inWriteTx(
+      async (self) => {
+        const { rows } = await sql<{ id: string; external_id: string | null }>`update leads
         set status = ${recycled}, extra_attempts = attempts + ${grant} - ${maxAttempts}, next_attempt_at = null
         where campaign_id = ${campaignId} and status = 'exhausted'
         returning id, external_id`.execute(self.ex);
-      const { numAffectedRows } = await sql`update leads
+        const { numAffectedRows } = await sql`update leads
         set extra_attempts = attempts + ${grant} - ${maxAttempts}, next_attempt_at = null
         where campaign_id = ${campaignId} and status = 'attempting' and claimed_by is null and attempts >= ${maxAttempts} + extra_attempts`.execute(
-        self.ex,
-      );
-      const items = rows.map((r) => statusItem(r.id, r.external_id, 'exhausted', recycled));
-      await self.events.append({ type: 'lead.status_changed', campaignId, items, now });
-      return rows.length + Number(numAffectedRows ?? 0);
-    });
+          self.ex,
+        );
+        const items = rows.map((r) => statusItem(r.id, r.external_id, 'exhausted', recycled));
+        await self.events.append({ type: 'lead.status_changed', campaignId, items, now });
+        return rows.length + Number(numAffectedRows ?? 0);
+      },
+      { unbounded: true },
+    );
   }
 
   find(campaignId: string, by: { externalId: string } | { phoneNumber: string }): Promise<DialerLeadRow | undefined> {

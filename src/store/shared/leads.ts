@@ -73,9 +73,9 @@ export abstract class SharedLeadStore implements LeadStore {
   /** this store on another executor (a transaction of the same database) */
   protected abstract on(ex: Executor): SharedLeadStore;
 
-  /** runs fn in a write transaction: this store's own, or a new one when it runs on the database */
+  /** runs fn in a write transaction: this store's own, or a new, bounded one (at most a bulk's 1000 leads: Db.writeTx) when it runs on the database */
   protected inWriteTx<T>(fn: (self: this) => Promise<T>): Promise<T> {
-    return this.ex === this.db.kysely ? this.db.writeTx((tx) => fn(this.on(tx) as this)) : fn(this);
+    return this.ex === this.db.kysely ? this.db.writeTx((tx) => fn(this.on(tx) as this), { bounded: true }) : fn(this);
   }
 
   insertMany(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>> {
