@@ -137,11 +137,7 @@ export abstract class SharedClaimStore {
   /** `seq` is one of seqs, bound as one parameter */
   protected abstract inSeqs(seqs: readonly number[]): RawBuilder<unknown>;
 
-  /**
-   * runs fn in a write transaction: this store's own, or a new one when it
-   * runs on the database (after the advisory lock `o.lock`; bounded unless
-   * `o.unbounded`: see Db.writeTx)
-   */
+  /** fn in a write transaction: this store's own, or a new one (after the lock `o.lock`; bounded unless `o.unbounded`: Db.writeTx) */
   protected inWriteTx<T>(fn: (self: this) => Promise<T>, o: { lock?: string; unbounded?: boolean } = {}): Promise<T> {
     return this.ex === this.db.kysely
       ? this.db.writeTx((tx) => fn(this.on(tx) as this), { lock: o.lock, bounded: !o.unbounded })
