@@ -26,7 +26,7 @@ export function openSqlite(path: string): Db {
     // 33 ms of CPU for the insert (the same statement in autocommit needs no
     // journal). A bounded transaction keeps it in memory (temp_store, read when
     // the transaction begins; 4 µs to set and reset); an unbounded one (a
-    // campaign's deletion) keeps the file, so its memory stays small.
+    // campaign's recycle or deletion) keeps the file, so its memory stays small.
     writeTx: (fn, o) =>
       kysely.connection().execute(async (conn) => {
         if (o?.bounded) database.raw.pragma('temp_store = memory');

@@ -136,6 +136,7 @@ export class LeadService {
     const byPhone = entries.flatMap((e) => (e.externalId === undefined ? [e.phoneNumber!] : []));
     const deleted = await this.store.transaction((tx) => tx.leads.deleteMany(campaign.id, byExternalId, byPhone), {
       lock: `leads:${campaign.id}`,
+      bounded: true,
     });
     // Each deleted lead answers the first entry that names it (by either
     // identifier); a later entry naming the same lead is notFound.

@@ -1,6 +1,6 @@
 /** Claim statements written once for both databases (see queue.ts). */
 import { type RawBuilder, sql } from 'kysely';
-import type { Db, Executor } from '../../db/index.js';
+import type { Db, Executor, WriteTxOptions } from '../../db/index.js';
 import { canMove, LEAD_STATUSES, nextStatus } from '../../leads/lifecycle.js';
 import type { EventItem, EventStore } from '../events.js';
 import type { ClaimedLead, ClaimRequest, DialerLeadRow } from '../queue.js';
@@ -137,11 +137,9 @@ export abstract class SharedClaimStore {
   /** `seq` is one of seqs, bound as one parameter */
   protected abstract inSeqs(seqs: readonly number[]): RawBuilder<unknown>;
 
-  /** fn in a write transaction: this store's own, or a new one (after the lock `o.lock`; bounded unless `o.unbounded`: Db.writeTx) */
-  protected inWriteTx<T>(fn: (self: this) => Promise<T>, o: { lock?: string; unbounded?: boolean } = {}): Promise<T> {
-    return this.ex === this.db.kysely
-      ? this.db.writeTx((tx) => fn(this.on(tx) as this), { lock: o.lock, bounded: !o.unbounded })
-      : fn(this);
+  /** fn in a write transaction: this store's own, or a new one (Db.writeTx's options; bounded unless `bounded: false`) */
+  protected inWriteTx<T>(fn: (self: this) => Promise<T>, o: WriteTxOptions = {}): Promise<T> {
+    return this.ex === this.db.kysely ? this.db.writeTx((tx) => fn(this.on(tx) as this), { bounded: true, ...o }) : fn(this);
   }
 
   /**
@@ -253,7 +251,7 @@ export abstract class SharedClaimStore {
         await self.events.append({ type: 'lead.status_changed', campaignId, items, now });
         return rows.length + Number(numAffectedRows ?? 0);
       },
-      { unbounded: true },
+      { bounded: false },
     );
   }
 
