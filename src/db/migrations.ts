@@ -27,6 +27,7 @@ import { campaignPacing } from './migrations/0017_campaign_pacing.js';
 import { leadSearch } from './migrations/0018_lead_search.js';
 import { attemptsAccepted } from './migrations/0019_attempts_accepted.js';
 import { oneProviderCallIndex } from './migrations/0020_one_provider_call_index.js';
+import { byteOrderIdentifiers } from './migrations/0021_byte_order_identifiers.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -51,6 +52,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0018_lead_search': leadSearch(dialect),
     '0019_attempts_accepted': attemptsAccepted(),
     '0020_one_provider_call_index': oneProviderCallIndex(),
+    '0021_byte_order_identifiers': byteOrderIdentifiers(dialect),
   };
 }
 

@@ -68,6 +68,7 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0018_lead_search',
           '0019_attempts_accepted',
           '0020_one_provider_call_index',
+          '0021_byte_order_identifiers',
         ]);
         await db.close();
       } finally {

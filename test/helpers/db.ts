@@ -31,7 +31,8 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
-export async function createTestStore(kind: StoreKind): Promise<TestStore> {
+/** `pgCreate`: more of PostgreSQL's `create database` (a collation, say) */
+export async function createTestStore(kind: StoreKind, pgCreate = ''): Promise<TestStore> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'leadline-test-'));
     const path = join(dir, 'test.db');
@@ -48,7 +49,7 @@ export async function createTestStore(kind: StoreKind): Promise<TestStore> {
     };
   }
   const name = `leadline_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  await adminQuery(`create database ${name}`);
+  await adminQuery(`create database ${name} ${pgCreate}`);
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   const config: DatabaseConfig = { kind: 'postgres', url: url.toString() };

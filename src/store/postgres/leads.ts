@@ -101,9 +101,11 @@ export class PostgresLeadStore extends SharedLeadStore {
     return keyset(campaignId, status, afterSeq);
   }
 
-  /** byte order whatever the database's collation, as 0018's indexes are built */
+  /** byte order whatever the database's collation: the unique indexes' text_pattern_ops (0021), 0018's "C" `_end` indexes */
   protected searchKey: SearchKey = (column, end) =>
-    end ? sql<string>`(reverse(${sql.ref(column)}) collate "C")` : sql<string>`(${sql.ref(column)} collate "C")`;
+    end
+      ? { key: sql<string>`(reverse(${sql.ref(column)}) collate "C")`, pattern: false }
+      : { key: sql<string>`${sql.ref(column)}`, pattern: true };
 
   protected async plan(q: RawBuilder<unknown>): Promise<string[]> {
     return (await sql<{ 'QUERY PLAN': string }>`explain ${q}`.execute(this.ex)).rows.map((x) => x['QUERY PLAN']);

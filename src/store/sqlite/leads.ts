@@ -65,7 +65,10 @@ export class SqliteLeadStore extends SharedLeadStore {
   }
 
   /** BINARY already compares bytes: the unique indexes (0001) serve the starts, 0018's the ends */
-  protected searchKey: SearchKey = (column, end) => (end ? sql<string>`reverse(${sql.ref(column)})` : sql<string>`${sql.ref(column)}`);
+  protected searchKey: SearchKey = (column, end) => ({
+    key: end ? sql<string>`reverse(${sql.ref(column)})` : sql<string>`${sql.ref(column)}`,
+    pattern: false,
+  });
 
   protected async plan(q: RawBuilder<unknown>): Promise<string[]> {
     return (await sql<{ detail: string }>`explain query plan ${q}`.execute(this.ex)).rows.map((x) => x.detail);
