@@ -78,7 +78,11 @@ export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> 
   await db.connection().execute(async (conn) => {
     await sql.raw(dialect === 'postgres' ? 'begin' : 'begin immediate').execute(conn);
     try {
-      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('leadline migrate'))`.execute(conn);
+      if (dialect === 'postgres') {
+        // no time limit for a migration (src/db/postgres.ts, migrateUntimed); for this transaction only
+        await sql`set local statement_timeout = 0`.execute(conn);
+        await sql`select pg_advisory_xact_lock(hashtext('leadline migrate'))`.execute(conn);
+      }
       await run(conn, dialect);
       await sql`commit`.execute(conn);
     } catch (err) {

@@ -173,6 +173,30 @@ function pollEvents(kysely: Kysely<Database>, onChange: () => void, pollMs: numb
   };
 }
 
+/**
+ * Migrations on a connection of their own, without the pool's statement
+ * timeout or read timeout: a migration that builds an index reads the whole
+ * table (0018, 0021 on `leads`), which at ten million leads takes far longer
+ * than PG_STATEMENT_TIMEOUT_MS, and a server that could not migrate could not
+ * start. `set local` in migrate() lifts a role's own timeout too (behind
+ * PgBouncer, where no startup parameter is sent).
+ */
+async function migrateUntimed(url: string, pgbouncer: boolean): Promise<void> {
+  const pool = new (pgLib().Pool)({
+    connectionString: url,
+    max: 1,
+    connectionTimeoutMillis: 2000,
+    options: pgbouncer ? undefined : '-c jit=off',
+  });
+  pool.on('error', () => {});
+  const own = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await migrate(own, 'postgres');
+  } finally {
+    await own.destroy();
+  }
+}
+
 export function openPostgres(givenUrl: string, opts: DbOptions): Db {
   const statementTimeoutMs = opts.pgStatementTimeoutMs ?? 5000;
   const { pgbouncer, url } = poolerOptions(givenUrl);
@@ -227,7 +251,7 @@ export function openPostgres(givenUrl: string, opts: DbOptions): Db {
         : opts.pgListenUrl
           ? listen(opts.pgListenUrl, 'leadline_events', onChange)
           : pollEvents(kysely, onChange, o?.pollMs ?? 100),
-    migrate: () => migrate(kysely, 'postgres'),
+    migrate: () => migrateUntimed(url, pgbouncer),
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },

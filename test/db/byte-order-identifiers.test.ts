@@ -2,7 +2,9 @@
  * Migration 0021 (PostgreSQL): the unique identifier indexes compare bytes
  * (text_pattern_ops) and serve the search's starts, in place of 0018's two
  * `_start` indexes. Run on a database whose collation is not byte order
- * (ICU en-US: "a" sorts before "B"), migrated from 0020 with leads in it.
+ * (ICU en-US: "a" sorts before "B"), migrated from 0020 with leads in it,
+ * by a store whose statement timeout (5 ms) is far shorter than the index
+ * builds: migrations run without it (src/db/postgres.ts, migrateUntimed).
  */
 import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +31,16 @@ describe.skipIf(!(await availableStores()).includes('postgres'))('migration 0021
       { phoneNumber: '+14165550103', externalId: 'B' },
       { phoneNumber: '+14155550104' },
     ]);
-    await db.migrate();
+    await sql`insert into leads (id, campaign_id, phone_number, created_at)
+      select 'ld_many_' || i, ${campaign}, '+1212' || lpad(i::text, 7, '0'), 0 from generate_series(1, 30000) i`.execute(db.kysely);
+    await db.close();
+    const migrating = openStore(store.config, { pgStatementTimeoutMs: 5 });
+    try {
+      await migrating.migrate();
+    } finally {
+      await migrating.close();
+    }
+    db = openStore(store.config);
   });
   afterAll(async () => {
     await db?.close();
