@@ -1,29 +1,92 @@
 /** Ajv formats and keywords the lead schemas use. */
-const ZONED = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
+const ZONED = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):(\d{2}))$/i;
+const MINUTE_MS = 60_000;
 
 /**
- * An ISO 8601 timestamp WITH a zone. A zoneless one is refused: guessing UTC
- * could ring someone at 3 a.m. Calendar validity is checked too (no Feb 30).
+ * The instant an ISO 8601 timestamp WITH a zone names, in ms since the epoch;
+ * NaN for anything else. A zoneless one is refused: guessing UTC could ring
+ * someone at 3 a.m. Calendar validity is checked too (no Feb 30), and the
+ * instant must fall within the years 0000-9999 in UTC, so that
+ * toISOString()'s text order is time order. Milliseconds are the first three
+ * digits of the fraction, as Date.parse reads them.
+ *
+ * Worked out from the fields with integer arithmetic rather than with
+ * Date.parse and Date's setters, and written back by isoText: the check and
+ * the conversion of a value took 1.7 µs (0.4 ms of a 1000-lead bulk with 250
+ * scheduled leads), now 1.1 µs.
+ * test/leads/formats.test.ts holds this to Date.parse's answers.
  */
-export function isZonedDateTime(value: string): boolean {
+function zonedTime(value: string): number {
   const m = ZONED.exec(value);
-  if (!m) return false;
-  const [, y, mo, d, h, mi, s, zh, zm] = m;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1) return false;
-  if (day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return false;
-  if (Number(h) > 23 || Number(mi) > 59 || Number(s ?? 0) > 59) return false;
-  if (zh !== undefined && (Number(zh) > 23 || Number(zm) > 59)) return false;
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) return false;
-  // toISOString() output must stay within years 0000-9999 so text order is time order
-  const out = new Date(time).getUTCFullYear();
-  return out >= 0 && out <= 9999;
+  if (m === null) return Number.NaN;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return Number.NaN;
+  let offset = 0;
+  if (m[8] !== undefined) {
+    const zh = Number(m[9]);
+    const zm = Number(m[10]);
+    if (zh > 23 || zm > 59) return Number.NaN;
+    offset = (m[8] === '-' ? -1 : 1) * (zh * 60 + zm) * MINUTE_MS;
+  }
+  const ms = m[7] === undefined ? 0 : Number(`${m[7]}00`.slice(0, 3));
+  if (day > (month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1]!)) return Number.NaN;
+  const time = daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + ms - offset;
+  return time >= FIRST_MS && time <= LAST_MS ? time : Number.NaN;
 }
 
-export const toUtcIso = (value: string): string => new Date(Date.parse(value)).toISOString();
+const DAY_MS = 86_400_000;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z */
+const FIRST_MS = -62_167_219_200_000;
+const LAST_MS = 253_402_300_799_999;
+const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+
+/** days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil) */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
+}
+
+export const isZonedDateTime = (value: string): boolean => !Number.isNaN(zonedTime(value));
+
+/** the UTC text of a zoned timestamp isZonedDateTime accepted, as toISOString() writes it */
+export const toUtcIso = (value: string): string => isoText(zonedTime(value));
+
+const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * toISOString() of an instant in the years 0000-9999, written here: V8's
+ * took 0.85 µs, half of what a scheduled lead's timestamp cost
+ */
+function isoText(time: number): string {
+  const days = Math.floor(time / DAY_MS);
+  let rest = time - days * DAY_MS;
+  const ms = rest % 1000;
+  rest = (rest - ms) / 1000;
+  const [year, month, day] = civilFromDays(days);
+  const msText = ms < 10 ? `00${ms}` : ms < 100 ? `0${ms}` : `${ms}`;
+  return `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}T${two(Math.floor(rest / 3600))}:${two(Math.floor(rest / 60) % 60)}:${two(rest % 60)}.${msText}Z`;
+}
+
+/** the proleptic Gregorian date of a day since 1970-01-01 (H. Hinnant's civil_from_days) */
+function civilFromDays(days: number): [number, number, number] {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return [yoe + era * 400 + (month <= 2 ? 1 : 0), month, doy - Math.floor((153 * mp + 2) / 5) + 1];
+}
 
 /**
  * The text maxJsonBytes serialised, kept on the object itself under a symbol

@@ -1,6 +1,6 @@
 /** The metadata text the size check serialised is the one stored, and it leaves no trace on the object. */
 import { describe, expect, it } from 'vitest';
-import { jsonText, maxJsonBytesKeyword } from '../../src/leads/formats.js';
+import { isZonedDateTime, jsonText, maxJsonBytesKeyword, toUtcIso } from '../../src/leads/formats.js';
 
 describe('maxJsonBytes and jsonText', () => {
   it('stores the text the size check serialised, and the object still serialises and lists as it came', () => {
@@ -18,5 +18,63 @@ describe('maxJsonBytes and jsonText', () => {
 
   it('serialises an object the check never saw', () => {
     expect(jsonText({ a: 1 })).toBe('{"a":1}');
+  });
+});
+
+/** the check and conversion as they were, through Date.parse (and Date.UTC, which reads years 0-99 as 19xx) */
+const ZONED = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
+function byDateParse(value: string): string | null {
+  const m = ZONED.exec(value);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s, zh, zm] = m;
+  const month = Number(mo);
+  const day = Number(d);
+  if (month < 1 || month > 12 || day < 1) return null;
+  if (day > new Date(Date.UTC(Number(y), month, 0)).getUTCDate()) return null;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s ?? 0) > 59) return null;
+  if (zh !== undefined && (Number(zh) > 23 || Number(zm) > 59)) return null;
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) return null;
+  const out = new Date(time).getUTCFullYear();
+  return out >= 0 && out <= 9999 ? new Date(time).toISOString() : null;
+}
+
+describe('zoned timestamps', () => {
+  it('accepts and converts exactly what Date.parse did, over 30,000 timestamps near every edge', () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const pick = <T>(xs: readonly T[]) => xs[rand(xs.length)]!;
+    const pad = (n: number, w: number) => String(n).padStart(w, '0');
+    const years = [0, 1, 4, 99, 100, 1900, 1970, 2000, 2024, 2030, 2100, 9999];
+    let accepted = 0;
+    for (let i = 0; i < 30_000; i++) {
+      const year = rand(3) === 0 ? rand(10_000) : pick(years);
+      const seconds = pick(['', `:${pad(rand(61), 2)}`, `:${pad(rand(60), 2)}.${String(rand(1e9)).slice(0, 1 + rand(9))}`]);
+      const zone = pick(['Z', 'z', `+${pad(rand(25), 2)}:${pad(rand(61), 2)}`, `-${pad(rand(25), 2)}:${pad(rand(61), 2)}`, '']);
+      const value = `${pad(year, 4)}-${pad(rand(14), 2)}-${pad(rand(33), 2)}${pick(['T', 't'])}${pad(rand(25), 2)}:${pad(rand(61), 2)}${seconds}${zone}`;
+      const want = byDateParse(value);
+      // 0000-02-29 exists (0000 is a leap year); the old check asked Date.UTC about 1900
+      if (want === null && /^0000-02-29/.test(value)) continue;
+      expect(isZonedDateTime(value), value).toBe(want !== null);
+      if (want !== null) {
+        expect(toUtcIso(value), value).toBe(want);
+        accepted++;
+      }
+    }
+    expect(accepted).toBeGreaterThan(3000);
+  });
+
+  it('refuses a zoneless time, a 30 February, and an instant outside the years 0000-9999', () => {
+    expect(isZonedDateTime('2030-01-02T03:04:05')).toBe(false);
+    expect(isZonedDateTime('2030-02-30T03:04:05Z')).toBe(false);
+    expect(isZonedDateTime('2024-02-29T03:04:05Z')).toBe(true);
+    expect(isZonedDateTime('2100-02-29T03:04:05Z')).toBe(false);
+    expect(isZonedDateTime('0000-01-01T00:30:00+01:00')).toBe(false);
+    expect(isZonedDateTime('9999-12-31T23:30:00-01:00')).toBe(false);
+    expect(toUtcIso('0050-06-01T00:00:00.1239+02:30')).toBe('0050-05-31T21:30:00.123Z');
+    expect(toUtcIso('0000-02-29T12:00:00Z')).toBe('0000-02-29T12:00:00.000Z');
   });
 });
