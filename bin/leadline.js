@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The compiled CLI, bundled (scripts/bundle-cli.js says why); `npm install`
 // builds dist/ through the prepare script.
-import { main } from '../dist/cli-bundle/index.js';
+import { sizeYoungGeneration } from './young-generation.js';
 
+sizeYoungGeneration();
+const { main } = await import('../dist/cli-bundle/index.js');
 await main(process.argv);

@@ -7,6 +7,7 @@ import { openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { YOUNG_GENERATION_ARGS } from '../../bin/young-generation.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const LEADLINE_BIN = join(ROOT, 'bin', 'leadline.js');
@@ -111,5 +112,7 @@ export function startLeadline(env, logFile, { nodeArgs = [] } = {}) {
 
 /** @param {Record<string,string>} [env] FLOOR_BULK, FLOOR_LIST, FLOOR_PG_POOL, FLOOR_SMALL (see bench/floor/server.js) */
 export function startFloor(dbUrl, logFile, env = {}) {
-  return start('floor', [FLOOR], { FLOOR_DB: dbUrl, ...env }, '/health', logFile);
+  // the young generation leadline's serve and dialer run with (bin/young-generation.js), so that
+  // both sides of a ratio have the same heap on every Node
+  return start('floor', [FLOOR], { FLOOR_DB: dbUrl, ...env }, '/health', logFile, YOUNG_GENERATION_ARGS);
 }
