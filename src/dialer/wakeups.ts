@@ -20,9 +20,24 @@ const BATCH = 500;
  * the notices of 20 ms are read together.
  */
 export const MIN_GAP_MS = 20;
+/**
+ * An id skipped by a read is asked for again by the next reads, this long:
+ * on PostgreSQL ids are taken when a row is inserted and seen when its
+ * transaction commits, so a transaction that took id 10 can commit after
+ * one that took 11 has been read. Reading only `id > last` missed it, and
+ * its campaign waited for the poll (60 s by default). Most skipped ids are
+ * rows still to commit, found by the read their commit's notice starts; the
+ * rest (rolled back) are given up after this long. On SQLite, one writer at a
+ * time, none is skipped.
+ */
+const SKIPPED_WAIT_MS = 60_000;
+/** at most this many skipped ids are kept, the newest */
+const MAX_SKIPPED = 1000;
 
 export class Wakeups {
   private lastId = 0;
+  /** ids below lastId not read yet, and when each was first skipped */
+  private readonly skipped = new Map<number, number>();
   private stopWatching: (() => Promise<void>) | null = null;
   private reading: Promise<void> | null = null;
   private again = false;
@@ -63,14 +78,15 @@ export class Wakeups {
     this.lastReadAt = performance.now();
     this.reading = (async () => {
       try {
+        let also = this.stillSkipped();
         for (;;) {
           // every type is read, so that the position moves past the attempts' events too
-          const rows = await this.store.events.marks(this.lastId, BATCH);
-          if (rows.length === 0) break;
-          this.lastId = rows.at(-1)!.id;
+          const rows = await this.store.events.marks(this.lastId, BATCH, also);
+          also = [];
+          const fresh = this.takeIn(rows);
           const woken = rows.filter((r) => WAKING.includes(r.type) && r.campaign_id !== null);
           if (woken.length > 0) this.wake(new Set(woken.map((r) => r.campaign_id!)));
-          if (rows.length < BATCH) break;
+          if (fresh < BATCH) break;
         }
       } catch (err) {
         this.onError(err);
@@ -78,6 +94,34 @@ export class Wakeups {
       this.reading = null;
       if (this.again) this.read();
     })();
+  }
+
+  /** the skipped ids still waited for (the ones waited for too long forgotten) */
+  private stillSkipped(): number[] {
+    const since = performance.now() - SKIPPED_WAIT_MS;
+    for (const [id, at] of this.skipped) if (at < since) this.skipped.delete(id);
+    return [...this.skipped.keys()];
+  }
+
+  /** moves the position past the rows read, noting the ids skipped; the number of rows past the old position */
+  private takeIn(rows: readonly { id: number }[]): number {
+    const now = performance.now();
+    let fresh = 0;
+    for (const { id } of [...rows].sort((a, b) => a.id - b.id)) {
+      if (id <= this.lastId) {
+        this.skipped.delete(id);
+        continue;
+      }
+      for (let gap = Math.max(this.lastId + 1, id - MAX_SKIPPED); gap < id; gap++) this.skipped.set(gap, now);
+      this.lastId = id;
+      fresh++;
+    }
+    // the oldest go first (a Map keeps insertion order)
+    for (const id of this.skipped.keys()) {
+      if (this.skipped.size <= MAX_SKIPPED) break;
+      this.skipped.delete(id);
+    }
+    return fresh;
   }
 
   async stop(): Promise<void> {

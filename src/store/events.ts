@@ -75,8 +75,10 @@ export interface EventStore {
    * The rows after `afterId` without their items, oldest first: what a dialer
    * needs to know which campaigns changed. Every dialer reads every row, so
    * leaving the items (up to a batch of JSON each) in the database matters.
+   * `also`: ids at or below `afterId` to read too, if they are there now
+   * (src/dialer/wakeups.ts: ids skipped by an earlier read).
    */
-  marks(afterId: number, limit: number): Promise<EventMark[]>;
+  marks(afterId: number, limit: number, also?: readonly number[]): Promise<EventMark[]>;
   /** the id of the newest row (0 when none) */
   lastId(): Promise<number>;
   /**
@@ -216,14 +218,14 @@ export class KyselyEventStore implements EventStore {
     return Number(r.numDeletedRows);
   }
 
-  async marks(afterId: number, limit: number): Promise<EventMark[]> {
-    const rows = await this.ex
-      .selectFrom('events')
-      .select(['id', 'type', 'campaign_id'])
-      .where('id', '>', afterId)
-      .orderBy('id')
-      .limit(limit)
-      .execute();
+  async marks(afterId: number, limit: number, also: readonly number[] = []): Promise<EventMark[]> {
+    const after = sql`select id, type, campaign_id from events where id > ${afterId} order by id limit ${limit}`;
+    const { rows } = await sql<{ id: number; type: string; campaign_id: string | null }>`${
+      also.length === 0
+        ? after
+        : sql`select id, type, campaign_id from events where id in (${sql.join(also)})
+            union all select * from (${after}) a`
+    }`.execute(this.ex);
     return rows.map((r) => ({ id: Number(r.id), type: r.type as EventType, campaign_id: r.campaign_id }));
   }
 

@@ -39,9 +39,9 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
     const woken = new Set<string>();
     const reads: number[] = [];
     const marks = db.events.marks.bind(db.events);
-    const spy = vi.spyOn(db.events, 'marks').mockImplementation((afterId, limit) => {
+    const spy = vi.spyOn(db.events, 'marks').mockImplementation((afterId, limit, also) => {
       reads.push(performance.now());
-      return marks(afterId, limit);
+      return marks(afterId, limit, also);
     });
     const w = new Wakeups(
       db,
@@ -84,4 +84,47 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
       spy.mockRestore();
     }
   });
+
+  it.skipIf(kind !== 'postgres')(
+    'wakes a campaign whose event committed after a later id was read (ids are not committed in order)',
+    async () => {
+      const woken = new Set<string>();
+      const w = new Wakeups(
+        db,
+        (ids) => {
+          for (const id of ids) woken.add(id);
+        },
+        (err) => {
+          throw err;
+        },
+      );
+      const early = await makeCampaign(db);
+      const late = await makeCampaign(db);
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let taken!: () => void;
+      const idTaken = new Promise<void>((r) => (taken = r));
+      try {
+        await w.start();
+        // the first transaction takes its event id and stays open
+        const first = db.transaction(async (tx) => {
+          await addLead(tx as unknown as Store, early);
+          taken();
+          await held;
+        });
+        await idTaken;
+        // a second one takes the next id, commits, and is read
+        await addLead(db, late);
+        await vi.waitFor(() => expect(woken.has(late)).toBe(true));
+        expect(woken.has(early)).toBe(false);
+        // the first commits: its notice must find the id the read skipped
+        release();
+        await first;
+        await vi.waitFor(() => expect(woken.has(early)).toBe(true), { timeout: 2000 });
+      } finally {
+        release();
+        await w.stop();
+      }
+    },
+  );
 });
