@@ -31,6 +31,12 @@ export const MIN_GAP_MS = 20;
  * time, none is skipped.
  */
 const SKIPPED_WAIT_MS = 60_000;
+/**
+ * While ids are skipped, they are asked for again this often even without a
+ * notice: through PgBouncer the change signal is the events table's max(id)
+ * (src/db/postgres.ts, pollEvents), which a row committed below it does not move.
+ */
+const SKIPPED_RECHECK_MS = 250;
 /** at most this many skipped ids are kept, the newest */
 const MAX_SKIPPED = 1000;
 
@@ -43,6 +49,7 @@ export class Wakeups {
   private again = false;
   private lastReadAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | null = null;
+  private recheck: NodeJS.Timeout | null = null;
   private stopped = false;
 
   constructor(
@@ -93,6 +100,13 @@ export class Wakeups {
       }
       this.reading = null;
       if (this.again) this.read();
+      else if (this.skipped.size > 0 && !this.recheck && !this.stopped) {
+        this.recheck = setTimeout(() => {
+          this.recheck = null;
+          this.read();
+        }, SKIPPED_RECHECK_MS);
+        this.recheck.unref();
+      }
     })();
   }
 
@@ -127,7 +141,9 @@ export class Wakeups {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.recheck) clearTimeout(this.recheck);
     this.timer = null;
+    this.recheck = null;
     await this.stopWatching?.();
     await this.reading;
   }
