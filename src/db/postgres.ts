@@ -181,13 +181,8 @@ function pollEvents(kysely: Kysely<Database>, onChange: () => void, pollMs: numb
  * start. `set local` in migrate() lifts a role's own timeout too (behind
  * PgBouncer, where no startup parameter is sent).
  */
-async function migrateUntimed(url: string, pgbouncer: boolean): Promise<void> {
-  const pool = new (pgLib().Pool)({
-    connectionString: url,
-    max: 1,
-    connectionTimeoutMillis: 2000,
-    options: pgbouncer ? undefined : '-c jit=off',
-  });
+async function migrateUntimed(url: string): Promise<void> {
+  const pool = new (pgLib().Pool)({ connectionString: url, max: 1, connectionTimeoutMillis: 2000 });
   pool.on('error', () => {});
   const own = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
@@ -251,7 +246,7 @@ export function openPostgres(givenUrl: string, opts: DbOptions): Db {
         : opts.pgListenUrl
           ? listen(opts.pgListenUrl, 'leadline_events', onChange)
           : pollEvents(kysely, onChange, o?.pollMs ?? 100),
-    migrate: () => migrateUntimed(url, pgbouncer),
+    migrate: () => migrateUntimed(url),
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },

@@ -29,6 +29,21 @@ const addLead = (db: Store, campaignId: string) =>
     Date.now(),
   );
 
+/** a Wakeups on db that collects the campaigns it wakes */
+function watching(db: Store) {
+  const woken = new Set<string>();
+  const w = new Wakeups(
+    db,
+    (ids) => {
+      for (const id of ids) woken.add(id);
+    },
+    (err) => {
+      throw err;
+    },
+  );
+  return { w, woken };
+}
+
 describe.each(await availableStores())('wake-ups on %s', (kind) => {
   let db: Store;
   useStore(kind, (opened) => {
@@ -36,22 +51,13 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
   });
 
   it('reads at once after a quiet spell, and a burst of notices together, MIN_GAP_MS apart, missing nothing', async () => {
-    const woken = new Set<string>();
     const reads: number[] = [];
     const marks = db.events.marks.bind(db.events);
     const spy = vi.spyOn(db.events, 'marks').mockImplementation((afterId, limit, also) => {
       reads.push(performance.now());
       return marks(afterId, limit, also);
     });
-    const w = new Wakeups(
-      db,
-      (ids) => {
-        for (const id of ids) woken.add(id);
-      },
-      (err) => {
-        throw err;
-      },
-    );
+    const { w, woken } = watching(db);
     try {
       await w.start();
       await sleep(MIN_GAP_MS * 3);
@@ -88,16 +94,7 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
   it.skipIf(kind !== 'postgres')(
     'wakes a campaign whose event committed after a later id was read (ids are not committed in order)',
     async () => {
-      const woken = new Set<string>();
-      const w = new Wakeups(
-        db,
-        (ids) => {
-          for (const id of ids) woken.add(id);
-        },
-        (err) => {
-          throw err;
-        },
-      );
+      const { w, woken } = watching(db);
       const early = await makeCampaign(db);
       const late = await makeCampaign(db);
       let release!: () => void;
@@ -127,4 +124,42 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
       }
     },
   );
+
+  it.skipIf(kind !== 'sqlite')('asks again for the ids a read skipped, the newest 1000 of them, until they are found', async () => {
+    // the rows a PostgreSQL read can return: 1, then 1502 with 1500 ids between still to commit
+    const answers: { id: number; type: 'attempt.started' | 'lead.created'; campaign_id: string | null }[][] = [
+      [
+        { id: 1, type: 'attempt.started', campaign_id: 'cp_a' },
+        { id: 1502, type: 'attempt.started', campaign_id: 'cp_a' },
+      ],
+      [{ id: 700, type: 'lead.created', campaign_id: 'cp_late' }],
+      [],
+    ];
+    const asked: (readonly number[])[] = [];
+    const lastId = vi.spyOn(db.events, 'lastId').mockResolvedValue(0);
+    const marks = vi.spyOn(db.events, 'marks').mockImplementation(async (_afterId, _limit, also = []) => {
+      asked.push(also);
+      return answers.shift() ?? [];
+    });
+    const { w, woken } = watching(db);
+    try {
+      await w.start();
+      await vi.waitFor(() => expect(asked.length).toBeGreaterThanOrEqual(1));
+      await sleep(MIN_GAP_MS * 2);
+      w.read();
+      await vi.waitFor(() => expect(woken.has('cp_late')).toBe(true));
+      expect(asked[0]).toEqual([]);
+      // 502-1501: the newest 1000 of the 1500 skipped
+      expect(asked[1]).toEqual(Array.from({ length: 1000 }, (_, i) => 502 + i));
+      await sleep(MIN_GAP_MS * 2);
+      w.read();
+      await vi.waitFor(() => expect(asked.length).toBeGreaterThanOrEqual(3));
+      expect(asked[2]).toHaveLength(999);
+      expect(asked[2]).not.toContain(700);
+    } finally {
+      await w.stop();
+      marks.mockRestore();
+      lastId.mockRestore();
+    }
+  });
 });
