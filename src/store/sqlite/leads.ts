@@ -96,7 +96,7 @@ export class SqliteLeadStore extends SharedLeadStore {
    * 1.26× over HTTP, 1.39× in-process for 1000 leads; BENCHMARKS.md "The
    * floors"). The text is written here rather than built with Kysely: building
    * and compiling 1000 tuples of 8 values on every request costs what the
-   * statement saves. Batches go in chunks of powers of two, so at most 11
+   * statement saves. Batches go in chunks of powers of two, so at most 12
    * texts exist and each stays prepared in the driver's statement cache.
    */
   protected async insertRows(campaignId: string, leads: readonly NewLeadRow[], now: number): Promise<Set<string>> {
@@ -144,8 +144,12 @@ export class SqliteLeadStore extends SharedLeadStore {
   }
 }
 
-/** the largest power of two that fits, up to 4096 (8 parameters a row, of SQLite's 32766) */
-const chunkSize = (left: number) => 2 ** Math.min(12, Math.floor(Math.log2(left)));
+/**
+ * The largest power of two that fits, up to 2048: at 8 parameters a row,
+ * 4096 rows are 32768 parameters, past SQLite's 32766 ("too many SQL
+ * variables"; test/leads/insert-many.test.ts).
+ */
+const chunkSize = (left: number) => 2 ** Math.min(11, Math.floor(Math.log2(left)));
 
 const insertTexts = new Map<number, string>();
 function insertText(size: number): string {
