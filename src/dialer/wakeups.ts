@@ -60,7 +60,15 @@ export class Wakeups {
   ) {}
 
   async start(): Promise<void> {
-    this.lastId = await this.store.events.lastId();
+    const last = await this.store.events.lastId();
+    // The ids missing just below the last one may be rows of transactions
+    // still open (PostgreSQL): they are skipped ids from the start. The rows
+    // there are not read for wake-ups: they were written before this dialer.
+    if (last > 0) {
+      this.lastId = Math.max(0, last - BATCH);
+      this.takeIn((await this.store.events.marks(this.lastId, BATCH)).filter((r) => r.id <= last));
+    }
+    this.lastId = last;
     this.stopWatching = this.store.watch(() => this.read());
     // what was written between reading the last id and watching
     this.read();

@@ -29,6 +29,26 @@ const addLead = (db: Store, campaignId: string) =>
     Date.now(),
   );
 
+/** a lead's event written in a transaction that stays open until released: its id taken, not yet committed */
+async function heldOpen(db: Store, campaignId: string) {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let taken!: () => void;
+  const idTaken = new Promise<void>((r) => (taken = r));
+  const committed = db.transaction(async (tx) => {
+    await addLead(tx as unknown as Store, campaignId);
+    taken();
+    await held;
+  });
+  await idTaken;
+  return {
+    commit: async () => {
+      release();
+      await committed;
+    },
+  };
+}
+
 /** a Wakeups on db that collects the campaigns it wakes */
 function watching(db: Store) {
   const woken = new Set<string>();
@@ -97,29 +117,42 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
       const { w, woken } = watching(db);
       const early = await makeCampaign(db);
       const late = await makeCampaign(db);
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let taken!: () => void;
-      const idTaken = new Promise<void>((r) => (taken = r));
+      let first: Awaited<ReturnType<typeof heldOpen>> | undefined;
       try {
         await w.start();
         // the first transaction takes its event id and stays open
-        const first = db.transaction(async (tx) => {
-          await addLead(tx as unknown as Store, early);
-          taken();
-          await held;
-        });
-        await idTaken;
+        first = await heldOpen(db, early);
         // a second one takes the next id, commits, and is read
         await addLead(db, late);
         await vi.waitFor(() => expect(woken.has(late)).toBe(true));
         expect(woken.has(early)).toBe(false);
         // the first commits: its notice must find the id the read skipped
-        release();
-        await first;
+        await first.commit();
         await vi.waitFor(() => expect(woken.has(early)).toBe(true), { timeout: 2000 });
       } finally {
-        release();
+        await first?.commit();
+        await w.stop();
+      }
+    },
+  );
+
+  it.skipIf(kind !== 'postgres')(
+    'wakes a campaign whose event was still to commit, below the last id, when the dialer started',
+    async () => {
+      const { w, woken } = watching(db);
+      const early = await makeCampaign(db);
+      const late = await makeCampaign(db);
+      const first = await heldOpen(db, early);
+      try {
+        await addLead(db, late);
+        // the dialer starts with the second id as its last, the first still open
+        await w.start();
+        await first.commit();
+        await vi.waitFor(() => expect(woken.has(early)).toBe(true), { timeout: 2000 });
+        // what was there before it started wakes nothing
+        expect(woken.has(late)).toBe(false);
+      } finally {
+        await first.commit();
         await w.stop();
       }
     },
