@@ -195,4 +195,47 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
       lastId.mockRestore();
     }
   });
+
+  it.skipIf(kind !== 'sqlite')('gives a skipped id up after a minute (a transaction that rolled back)', async () => {
+    const answers = [
+      [
+        { id: 1, type: 'attempt.started' as const, campaign_id: 'cp_a' },
+        { id: 5, type: 'attempt.started' as const, campaign_id: 'cp_a' },
+      ],
+    ];
+    const asked: (readonly number[])[] = [];
+    const lastId = vi.spyOn(db.events, 'lastId').mockResolvedValue(0);
+    const marks = vi.spyOn(db.events, 'marks').mockImplementation(async (_afterId, _limit, also = []) => {
+      asked.push(also);
+      return answers.shift() ?? [];
+    });
+    // the wake-ups' clock, moved on by hand
+    let ahead = 0;
+    const realNow = performance.now.bind(performance);
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => realNow() + ahead);
+    const { w } = watching(db);
+    try {
+      await w.start();
+      // the 250 ms re-read asks for 2-4
+      await vi.waitFor(() => expect(asked.at(-1)).toEqual([2, 3, 4]), { timeout: 2000 });
+      ahead = 59_000;
+      const seen = asked.length;
+      await vi.waitFor(() => expect(asked.length).toBeGreaterThan(seen), { timeout: 2000 });
+      expect(asked.at(-1)).toEqual([2, 3, 4]);
+      ahead = 61_000;
+      await sleep(MIN_GAP_MS * 2);
+      w.read();
+      await vi.waitFor(() => expect(asked.at(-1)).toEqual([]), { timeout: 2000 });
+      // and with nothing skipped, no read comes without a notice (after a re-read already timed)
+      await sleep(300);
+      const after = asked.length;
+      await sleep(600);
+      expect(asked.length).toBe(after);
+    } finally {
+      await w.stop();
+      clock.mockRestore();
+      marks.mockRestore();
+      lastId.mockRestore();
+    }
+  });
 });
