@@ -77,6 +77,45 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
     }
   };
 
+  // A retry answered by reads: one probe of the first lead; when it is
+  // there, the batch's externalIds are looked up (then the phone numbers of
+  // the leads whose externalId is free), duplicates decided in request order
+  // in JS, and only what is left goes to the 'values' insert.
+  const lookupForm = (campaignId, now, rows, lookup) => {
+    const first = rows[0];
+    const taken = statement(
+      'first',
+      () => `select 1 from leads where campaign_id = ? || '' and (external_id = ? || '' or phone_number = ? || '')`,
+    ).get(campaignId, first.externalId, first.phoneNumber);
+    if (!taken) return insertForms.values(campaignId, now, rows);
+    const externalIds = lookup(campaignId, 'external_id', externalIdsOf(rows));
+    const fresh = freshRows(rows, externalIds, lookup(campaignId, 'phone_number', phoneNumbersOf(rows, externalIds)));
+    return fresh.length === 0 ? [] : insertForms.values(campaignId, now, fresh);
+  };
+  // the identifiers as an IN list, prepared once per size
+  const inListLookup = (campaignId, column, values) => {
+    const found = new Set();
+    for (let at = 0; at < values.length; at += maxVars - 1) {
+      const part = values.slice(at, at + maxVars - 1);
+      // `? || ''`: bare values in the IN list would inform the plan (STAT4)
+      // and re-prepare the statement on every run, as for PAGE_WHERE
+      const text = () =>
+        `select ${column} as v from leads where campaign_id = ? || '' and ${column} in (${Array(part.length).fill("? || ''").join(',')})`;
+      for (const r of statement(`${column}${part.length}`, text).all(campaignId, ...part)) found.add(r.v);
+    }
+    return found;
+  };
+  // the identifiers as one JSON parameter, each probing the unique index
+  // (CROSS JOIN keeps json_each outside); one text whatever the batch's size
+  const jsonLookup = (campaignId, column, values) => {
+    const found = new Set();
+    if (values.length === 0) return found;
+    const text = () =>
+      `select l.${column} as v from json_each(?) j cross join leads l where l.campaign_id = ? || '' and l.${column} = j.value`;
+    for (const r of statement(`json-${column}`, text).all(JSON.stringify(values), campaignId)) found.add(r.v);
+    return found;
+  };
+
   const insertForms = {
     // multi-row VALUES with bound parameters, in request order: the unique
     // indexes skip a lead of the campaign or an earlier row of the batch
@@ -118,33 +157,12 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
       ).get(campaignId, first.externalId, first.phoneNumber);
       return insertForms[taken ? 'values-notexists' : 'values'](campaignId, now, rows);
     },
-    // a retry answered by reads: one probe of the first lead; when it is
-    // there, the batch's externalIds are looked up (then the phone numbers of
-    // the leads whose externalId is free), duplicates decided in request
-    // order in JS, and only what is left goes to the 'values' insert
-    'values-lookup': (campaignId, now, rows) => {
-      const first = rows[0];
-      const taken = statement(
-        'first',
-        () => `select 1 from leads where campaign_id = ? || '' and (external_id = ? || '' or phone_number = ? || '')`,
-      ).get(campaignId, first.externalId, first.phoneNumber);
-      if (!taken) return insertForms.values(campaignId, now, rows);
-      const lookup = (column, values) => {
-        const found = new Set();
-        for (let at = 0; at < values.length; at += maxVars - 1) {
-          const part = values.slice(at, at + maxVars - 1);
-          // `? || ''`: bare values in the IN list would inform the plan (STAT4)
-          // and re-prepare the statement on every run, as for PAGE_WHERE
-          const text = () =>
-            `select ${column} as v from leads where campaign_id = ? || '' and ${column} in (${Array(part.length).fill("? || ''").join(',')})`;
-          for (const r of statement(`${column}${part.length}`, text).all(campaignId, ...part)) found.add(r.v);
-        }
-        return found;
-      };
-      const externalIds = lookup('external_id', externalIdsOf(rows));
-      const fresh = freshRows(rows, externalIds, lookup('phone_number', phoneNumbersOf(rows, externalIds)));
-      return fresh.length === 0 ? [] : insertForms.values(campaignId, now, fresh);
-    },
+    // a retry answered by reads (lookupForm), each lookup an IN list
+    'values-lookup': (campaignId, now, rows) => lookupForm(campaignId, now, rows, inListLookup),
+    // the same, each lookup one JSON parameter read with json_each, probing the
+    // unique index once per identifier (leadline's form)
+    'values-jsonlookup': (campaignId, now, rows) => lookupForm(campaignId, now, rows, jsonLookup),
+
     // leadline's statement: the batch as one JSON parameter
     json: (campaignId, now, rows) =>
       statement(
