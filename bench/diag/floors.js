@@ -32,7 +32,10 @@ const BULK = 1000;
 const LIST = 8000;
 
 const FORMS = {
-  sqlite: { bulk: ['values', 'values-notexists', 'values-adaptive', 'values-lookup', 'values-jsonlookup', 'json', 'rows-tx'], list: ['rowjson', 'db', 'rows'] },
+  sqlite: {
+    bulk: ['values', 'values-notexists', 'values-adaptive', 'values-lookup', 'values-jsonlookup', 'json', 'rows-tx'],
+    list: ['rowjson', 'db', 'rows'],
+  },
   postgres: {
     bulk: ['json-adaptive', 'json-lookup', 'json-notexists', 'json', 'unnest-adaptive', 'unnest', 'values', 'copy'],
     list: ['rowjson', 'arrays', 'rows', 'db'],

@@ -112,13 +112,19 @@ async function side(spec) {
       db.pragma('temp_store = default');
     }
   };
+  const probed = (insert) => (rows, now) => {
+    probe(rows);
+    return insert(rows, now);
+  };
+  const withEvents = (insert) => (rows, now) => events(rows, insert(rows, now), now);
+  const inTx = (insert) => (rows, now) => tx(() => insert(rows, now));
   const FORMS = {
-    floor: (rows, now) => (probe(rows), one(rows, now)),
-    tx: (rows, now) => tx(() => (probe(rows), one(rows, now))),
-    'chunked-tx': (rows, now) => tx(() => (probe(rows), chunked(rows, now))),
-    'tx-events': (rows, now) => tx(() => (probe(rows), events(rows, one(rows, now), now))),
-    leadline: (rows, now) => tx(() => (probe(rows), events(rows, chunked(rows, now), now))),
-    'padded-events': (rows, now) => tx(() => (probe(rows), events(rows, pad(rows, now), now))),
+    floor: probed(one),
+    tx: inTx(probed(one)),
+    'chunked-tx': inTx(probed(chunked)),
+    'tx-events': inTx(withEvents(probed(one))),
+    leadline: inTx(withEvents(probed(chunked))),
+    'padded-events': inTx(withEvents(probed(pad))),
   };
   const run = FORMS[name];
   if (!run) throw new Error(`unknown form ${name}: ${Object.keys(FORMS).join(', ')}`);
