@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteConnection, sqliteDriver, sqliteDriverFor } from '../../src/db/sqlite-driver.js';
+import { openSqliteConnection, SPILL_PAGES, sqliteDriver, sqliteDriverFor } from '../../src/db/sqlite-driver.js';
 import { isUnavailable } from '../../src/http/errors.js';
 
 const require = createRequire(import.meta.url);
@@ -35,7 +35,7 @@ describe('the SQLite driver', () => {
     expect(stdout).toContain('survived 30 rounds');
   });
 
-  it('opens the file with WAL, synchronous=NORMAL, busy_timeout and foreign keys', () => {
+  it('opens the file with WAL, synchronous=NORMAL, busy_timeout, foreign keys and a late cache spill', () => {
     const db = openSqliteConnection(join(dir, 'pragmas.db'));
     try {
       expect(db.driver).toBe(sqliteDriver);
@@ -43,6 +43,7 @@ describe('the SQLite driver', () => {
       expect(db.raw.pragma('synchronous', { simple: true })).toBe(1);
       expect(db.raw.pragma('busy_timeout', { simple: true })).toBe(5000);
       expect(db.raw.pragma('foreign_keys', { simple: true })).toBe(1);
+      expect(db.raw.pragma('cache_spill', { simple: true })).toBe(SPILL_PAGES);
       // leadline's statements (src/store/sqlite/leads.ts) are written for a STAT4 build
       expect(db.raw.pragma('compile_options', { simple: false })).toContainEqual({ compile_options: 'ENABLE_STAT4' });
     } finally {
