@@ -61,11 +61,14 @@ export async function throughput(url, make, { connections, seconds, server }) {
   const result = await run(
     // autocannon runs at least about a second whatever `duration` says, and an
     // `amount` run still ends on a sample tick (1 s by default); the smoke
-    // run's shorter turns send a fixed number of requests, sampled every 100 ms
+    // run's shorter turns send 20 requests a connection per second of the turn
+    // (0.25 s: 250 requests), sampled every 100 ms. A fixed 1000 a turn took
+    // 1.6 s a turn of single creates on a slow machine's PostgreSQL, and put
+    // the smoke run over its 30 s.
     {
       url,
       connections,
-      ...(seconds < 1 ? { amount: connections * 20, sampleInt: 100 } : { duration: seconds }),
+      ...(seconds < 1 ? { amount: Math.ceil(connections * 20 * seconds), sampleInt: 100 } : { duration: seconds }),
       timeout: 30,
       headers: JSON_HEADERS,
       requests: requests(make),
