@@ -16,14 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bulkBody } from '../lib/data.js';
 import { median, sequential } from '../lib/load.js';
-import { cpuMs, LEADLINE_BIN, start, startFloor } from '../lib/procs.js';
+import { cpuMs, startFloor, startLeadline } from '../lib/procs.js';
 import { createStore } from '../lib/stores.js';
 
 const argv = process.argv.slice(2);
 const option = (name, dflt) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const starts = Number(option('starts', 5));
 const variants = option('variants', 'leadline,floor').split(',');
-const GENEROUS = { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '1000000', RATE_LIMIT_BULK_PER_MINUTE: '100000' };
 
 const tmp = mkdtempSync(join(tmpdir(), 'leadline-retry-starts-'));
 const store = await createStore('sqlite', tmp);
@@ -44,17 +43,7 @@ for (let s = 0; s < starts; s++) {
   for (const v of variants) {
     const log = join(tmp, `${v.replace(/\W+/g, '_')}-${s}.log`);
     const nodeArgs = v === 'leadline' ? [] : v.split(' ');
-    const srv =
-      v === 'floor'
-        ? await startFloor(store.url, log)
-        : await start(
-            'leadline',
-            [LEADLINE_BIN, 'serve'],
-            { ...GENEROUS, DATABASE_URL: store.url, REDIS_URL: '' },
-            '/api/health',
-            log,
-            nodeArgs,
-          );
+    const srv = v === 'floor' ? await startFloor(store.url, log) : await startLeadline({ DATABASE_URL: store.url }, log, { nodeArgs });
     // the first request of the first start creates the leads; every later one is a retry
     if (!created) await sequential(srv.url, request, 1);
     created = true;

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { MIN_GAP_MS, Wakeups } from '../../src/dialer/wakeups.js';
+import type { EventMark } from '../../src/store/events.js';
 import type { Store } from '../../src/store/index.js';
 import { availableStores, useStore } from '../helpers/db.js';
 import { newId } from '../../src/ids.js';
@@ -45,6 +46,23 @@ async function heldOpen(db: Store, campaignId: string) {
     commit: async () => {
       release();
       await committed;
+    },
+  };
+}
+
+/** db's events answering each read with the next of `answers` (then nothing), and the skipped ids each read asked for */
+function scripted(db: Store, answers: EventMark[][]) {
+  const asked: (readonly number[])[] = [];
+  const lastId = vi.spyOn(db.events, 'lastId').mockResolvedValue(0);
+  const marks = vi.spyOn(db.events, 'marks').mockImplementation(async (_afterId, _limit, also = []) => {
+    asked.push(also);
+    return answers.shift() ?? [];
+  });
+  return {
+    asked,
+    restore: () => {
+      marks.mockRestore();
+      lastId.mockRestore();
     },
   };
 }
@@ -171,20 +189,14 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
 
   it.skipIf(kind !== 'sqlite')('asks again for the ids a read skipped, the newest 1000 of them, until they are found', async () => {
     // the rows a PostgreSQL read can return: 1, then 1502 with 1500 ids between still to commit
-    const answers: { id: number; type: 'attempt.started' | 'lead.created'; campaign_id: string | null }[][] = [
+    const { asked, restore } = scripted(db, [
       [
         { id: 1, type: 'attempt.started', campaign_id: 'cp_a' },
         { id: 1502, type: 'attempt.started', campaign_id: 'cp_a' },
       ],
       [{ id: 700, type: 'lead.created', campaign_id: 'cp_late' }],
       [],
-    ];
-    const asked: (readonly number[])[] = [];
-    const lastId = vi.spyOn(db.events, 'lastId').mockResolvedValue(0);
-    const marks = vi.spyOn(db.events, 'marks').mockImplementation(async (_afterId, _limit, also = []) => {
-      asked.push(also);
-      return answers.shift() ?? [];
-    });
+    ]);
     const { w, woken } = watching(db);
     try {
       await w.start();
@@ -202,24 +214,17 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
       expect(asked[2]).not.toContain(700);
     } finally {
       await w.stop();
-      marks.mockRestore();
-      lastId.mockRestore();
+      restore();
     }
   });
 
   it.skipIf(kind !== 'sqlite')('gives a skipped id up after a minute (a transaction that rolled back)', async () => {
-    const answers = [
+    const { asked, restore } = scripted(db, [
       [
-        { id: 1, type: 'attempt.started' as const, campaign_id: 'cp_a' },
-        { id: 5, type: 'attempt.started' as const, campaign_id: 'cp_a' },
+        { id: 1, type: 'attempt.started', campaign_id: 'cp_a' },
+        { id: 5, type: 'attempt.started', campaign_id: 'cp_a' },
       ],
-    ];
-    const asked: (readonly number[])[] = [];
-    const lastId = vi.spyOn(db.events, 'lastId').mockResolvedValue(0);
-    const marks = vi.spyOn(db.events, 'marks').mockImplementation(async (_afterId, _limit, also = []) => {
-      asked.push(also);
-      return answers.shift() ?? [];
-    });
+    ]);
     // the wake-ups' clock, moved on by hand
     let ahead = 0;
     const realNow = performance.now.bind(performance);
@@ -245,8 +250,7 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
     } finally {
       await w.stop();
       clock.mockRestore();
-      marks.mockRestore();
-      lastId.mockRestore();
+      restore();
     }
   });
 });

@@ -6,11 +6,11 @@
  * 5000 rows are 2048 + 2048 + 512 + 256 + 128 + 8, and 4096 rows were once
  * one statement of more parameters than SQLite takes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newIds } from '../../src/ids.js';
 import type { NewLeadRow } from '../../src/store/leads.js';
 import type { Store } from '../../src/store/index.js';
-import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
+import { availableStores, useStore } from '../helpers/db.js';
 import { makeCampaign } from '../dialer/support.js';
 
 let batch = 0;
@@ -28,17 +28,13 @@ function rows(n: number): NewLeadRow[] {
 }
 
 describe.each(await availableStores())('insertMany on %s', (kind) => {
-  let store: TestStore;
   let db: Store;
   let campaignId: string;
-  beforeAll(async () => {
-    store = await createTestStore(kind);
-    db = await store.open();
-    campaignId = await makeCampaign(db);
+  useStore(kind, (opened) => {
+    db = opened;
   });
-  afterAll(async () => {
-    await db?.close();
-    await store?.drop();
+  beforeAll(async () => {
+    campaignId = await makeCampaign(db);
   });
 
   const stored = async (ids: readonly string[]) =>
