@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { ARRAY_COLUMNS, COLUMNS, arraysToJson, leadJsonSql, rowsToJson } from './json.js';
-import { externalIdsOf, freshRows, phoneNumbersOf } from './retry.js';
+import { asRows, externalIdsOf, firstIdentifiers, freshLeads, phoneNumbersOf } from './retry.js';
 
 // The keyset written so only the campaign index can serve it (keyset() in
 // src/leads/repository.ts: the plain form may walk the primary key).
@@ -135,31 +135,34 @@ export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', outb
   // a retry answered by reads: one probe of the first lead; when it is
   // there, the batch's externalIds are looked up (then the phone numbers of
   // the leads whose externalId is free), duplicates decided in request
-  // order in JS, and only what is left goes to the insert (`then`)
-  const lookupThen = (then) => async (campaignId, now, rows) => {
-    const first = rows[0];
-    const [hit] = await run(
-      { name: 'floor-first', text: `select ${taken('external_id', '$2::text')} or ${taken('phone_number', '$3::text')} as hit` },
-      [campaignId, first.externalId, first.phoneNumber],
-    );
-    if (!hit.hit) return then(campaignId, now, rows);
-    const lookup = (column, values) =>
-      values.length === 0
-        ? []
-        : run(
-            {
-              name: `floor-lookup-${column}`,
-              text: `select l.v from unnest($2::text[]) as j(v)
+  // order in JS, and only what is left is made into rows (ids, metadata
+  // text, UTC times: none for a retry whose leads are all there) for the
+  // insert (`then`)
+  const lookupThen =
+    (then) =>
+    async (campaignId, now, leads, rowsFor = asRows) => {
+      const [hit] = await run(
+        { name: 'floor-first', text: `select ${taken('external_id', '$2::text')} or ${taken('phone_number', '$3::text')} as hit` },
+        [campaignId, ...firstIdentifiers(leads)],
+      );
+      if (!hit.hit) return then(campaignId, now, rowsFor(leads));
+      const lookup = (column, values) =>
+        values.length === 0
+          ? []
+          : run(
+              {
+                name: `floor-lookup-${column}`,
+                text: `select l.v from unnest($2::text[]) as j(v)
                   cross join lateral (select j.v from leads where campaign_id = (select $1::text) and ${column} = j.v limit 1) l`,
-              rowMode: 'array',
-            },
-            [campaignId, values],
-          );
-    const externalIds = new Set((await lookup('external_id', externalIdsOf(rows))).map((r) => r[0]));
-    const phoneNumbers = new Set((await lookup('phone_number', phoneNumbersOf(rows, externalIds))).map((r) => r[0]));
-    const fresh = freshRows(rows, externalIds, phoneNumbers);
-    return fresh.length === 0 ? [] : then(campaignId, now, fresh);
-  };
+                rowMode: 'array',
+              },
+              [campaignId, values],
+            );
+      const externalIds = new Set((await lookup('external_id', externalIdsOf(leads))).map((r) => r[0]));
+      const phoneNumbers = new Set((await lookup('phone_number', phoneNumbersOf(leads, externalIds))).map((r) => r[0]));
+      const fresh = freshLeads(leads, externalIds, phoneNumbers);
+      return fresh.length === 0 ? [] : then(campaignId, now, rowsFor(fresh));
+    };
   const jsonInsert = `insert into leads (${COLUMNS}) ${SELECT_NEW} from ${SOURCES.json.from} order by x.ord on conflict do nothing`;
   /** row 14: the 'json' insert and the one events row leadline's outbox writes with it, atomically */
   const outboxForms = {
@@ -325,7 +328,11 @@ export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', outb
       return { page: r.page, n: Number(r.n), last: r.last, more: r.more };
     },
   };
-  const insert = insertForms[bulk];
+  // The forms take the leads as parsed and `rowsFor`, which makes them rows
+  // (bench/floor/server.js; without it they are rows already); all but the
+  // lookup forms make every lead a row first.
+  const eager = (form) => form && ((campaignId, now, leads, rowsFor = asRows) => form(campaignId, now, rowsFor(leads)));
+  const insert = bulk.endsWith('-lookup') ? insertForms[bulk] : eager(insertForms[bulk]);
   const page = listForms[list];
   if (!insert || !page || !outboxForms[outbox])
     throw new Error(`unknown PostgreSQL floor form: FLOOR_BULK=${bulk} FLOOR_LIST=${list} outbox=${outbox}`);

@@ -7,10 +7,12 @@
  * It answers leadline's own paths, so the client sends the same request bytes
  * (x-api-key included) to both:
  *
- *   POST …/leads/bulk  parse the body, make ids, ONE insert statement that
- *                      skips duplicates through the unique indexes (ON CONFLICT
- *                      DO NOTHING, in request order, so a repeat within the
- *                      request is skipped too), write leadline's response shape.
+ *   POST …/leads/bulk  parse the body, ONE insert statement that skips
+ *                      duplicates through the unique indexes (ON CONFLICT DO
+ *                      NOTHING, in request order, so a repeat within the
+ *                      request is skipped too), ids made only for the leads
+ *                      it inserts (a retry is answered by reads first, and
+ *                      makes none), write leadline's response shape.
  *   POST …/leads       the same for one lead: 201 and its id.
  *   GET  …/leads       ONE statement for the page (limit + 1 rows, the extra
  *                      one answering hasMore); same bytes as leadline.
@@ -67,15 +69,31 @@ const toRow = (id, l) => ({
 
 async function bulk(body) {
   const { campaignId, leads } = JSON.parse(body);
-  const bytes = random(16 * leads.length);
-  const rows = leads.map((l, i) => toRow(newId(bytes, i), l));
-  const inserted = new Set(await db.insert(campaignId, Date.now(), rows));
+  // Rows (an id, the metadata's text, the UTC time) only for the leads the
+  // store asks for: all of them for new leads, none for a retry whose leads
+  // are all there (the lookup forms). They are a subsequence of `leads`.
+  let asked = [];
+  let rows = [];
+  const rowsFor = (some) => {
+    const bytes = random(16 * some.length);
+    asked = some;
+    rows = some.map((l, i) => toRow(newId(bytes, i), l));
+    return rows;
+  };
+  const inserted = new Set(await db.insert(campaignId, Date.now(), leads, rowsFor));
   const data = { created: 0, skipped: 0, createdIds: [], skippedIdentifiers: [] };
-  for (const r of rows) {
-    if (inserted.has(r.id)) data.createdIds.push(r.id);
+  for (let i = 0, k = 0; i < leads.length; i++) {
+    const l = leads[i];
+    if (asked[k] === l) {
+      const id = rows[k++].id;
+      if (inserted.has(id)) {
+        data.createdIds.push(id);
+        continue;
+      }
+    }
     // A skipped lead is reported by externalId when it has one: the identifier
     // leadline reports too whenever the externalId is what collided.
-    else data.skippedIdentifiers.push(r.externalId ?? r.phoneNumber);
+    data.skippedIdentifiers.push(l.externalId ?? l.phoneNumber);
   }
   data.created = data.createdIds.length;
   data.skipped = data.skippedIdentifiers.length;

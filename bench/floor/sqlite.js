@@ -8,7 +8,7 @@
 // are checked, as PostgreSQL always does)
 import { openSqliteFile } from '../../dist/db/sqlite-driver.js';
 import { COLUMNS, leadJsonSql, rowsToJson } from './json.js';
-import { externalIdsOf, freshRows, phoneNumbersOf } from './retry.js';
+import { asRows, externalIdsOf, firstIdentifiers, freshLeads, phoneNumbersOf } from './retry.js';
 
 /**
  * The one place that opens SQLite. Everything below uses only prepare(), a
@@ -80,17 +80,17 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
   // A retry answered by reads: one probe of the first lead; when it is
   // there, the batch's externalIds are looked up (then the phone numbers of
   // the leads whose externalId is free), duplicates decided in request order
-  // in JS, and only what is left goes to the 'values' insert.
-  const lookupForm = (campaignId, now, rows, lookup) => {
-    const first = rows[0];
+  // in JS, and only what is left is made into rows (ids, metadata text, UTC
+  // times: none for a retry whose leads are all there) for the 'values' insert.
+  const lookupForm = (lookup) => (campaignId, now, leads, rowsFor) => {
     const taken = statement(
       'first',
       () => `select 1 from leads where campaign_id = ? || '' and (external_id = ? || '' or phone_number = ? || '')`,
-    ).get(campaignId, first.externalId, first.phoneNumber);
-    if (!taken) return insertForms.values(campaignId, now, rows);
-    const externalIds = lookup(campaignId, 'external_id', externalIdsOf(rows));
-    const fresh = freshRows(rows, externalIds, lookup(campaignId, 'phone_number', phoneNumbersOf(rows, externalIds)));
-    return fresh.length === 0 ? [] : insertForms.values(campaignId, now, fresh);
+    ).get(campaignId, ...firstIdentifiers(leads));
+    if (!taken) return insertForms.values(campaignId, now, rowsFor(leads));
+    const externalIds = lookup(campaignId, 'external_id', externalIdsOf(leads));
+    const fresh = freshLeads(leads, externalIds, lookup(campaignId, 'phone_number', phoneNumbersOf(leads, externalIds)));
+    return fresh.length === 0 ? [] : insertForms.values(campaignId, now, rowsFor(fresh));
   };
   // the identifiers as an IN list, prepared once per size
   const inListLookup = (campaignId, column, values) => {
@@ -150,18 +150,12 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
     // 'values' for a batch whose first lead is new, 'values-notexists' for one
     // whose first lead is there already (a retry): one probe picks
     'values-adaptive': (campaignId, now, rows) => {
-      const first = rows[0];
       const taken = statement(
         'first',
         () => `select 1 from leads where campaign_id = ? || '' and (external_id = ? || '' or phone_number = ? || '')`,
-      ).get(campaignId, first.externalId, first.phoneNumber);
+      ).get(campaignId, ...firstIdentifiers(rows));
       return insertForms[taken ? 'values-notexists' : 'values'](campaignId, now, rows);
     },
-    // a retry answered by reads (lookupForm), each lookup an IN list
-    'values-lookup': (campaignId, now, rows) => lookupForm(campaignId, now, rows, inListLookup),
-    // the same, each lookup one JSON parameter read with json_each, probing the
-    // unique index once per identifier (leadline's form)
-    'values-jsonlookup': (campaignId, now, rows) => lookupForm(campaignId, now, rows, jsonLookup),
 
     // leadline's statement: the batch as one JSON parameter
     json: (campaignId, now, rows) =>
@@ -230,7 +224,18 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
       return { page: rowsToJson(rows), n: rows.length, last: rows.length ? rows[rows.length - 1].seq : null, more };
     },
   };
-  const insert = insertForms[bulk];
+  // The forms take the leads as parsed and `rowsFor`, which makes them rows;
+  // all but the lookup forms make every lead a row first.
+  const leadForms = {
+    // a retry answered by reads (lookupForm), each lookup an IN list
+    'values-lookup': lookupForm(inListLookup),
+    // the same, each lookup one JSON parameter read with json_each, probing the
+    // unique index once per identifier (leadline's form)
+    'values-jsonlookup': lookupForm(jsonLookup),
+  };
+  for (const [name, form] of Object.entries(insertForms))
+    leadForms[name] = (campaignId, now, leads, rowsFor) => form(campaignId, now, rowsFor(leads));
+  const insert = leadForms[bulk];
   const page = listForms[list];
   if (!insert || !page) throw new Error(`unknown SQLite floor form: FLOOR_BULK=${bulk} FLOOR_LIST=${list}`);
 
@@ -242,11 +247,12 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
   // The statement journal of the transaction's insert in memory, as leadline's
   // bounded transactions keep it (src/db/sqlite.ts: a temporary file costs a
   // 1000-lead insert a third more CPU; autocommit needs none).
-  const withEvents = (campaignId, now, rows) => {
+  const withEvents = (campaignId, now, leads, rowsFor) => {
     db.pragma('temp_store = memory');
     db.exec('begin immediate');
     try {
-      const ids = insert(campaignId, now, rows);
+      let rows = [];
+      const ids = insert(campaignId, now, leads, (some) => (rows = rowsFor(some)));
       if (ids.length > 0) {
         const created = new Set(ids);
         const items = [];
@@ -268,8 +274,9 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
   };
   return {
     forms: { bulk, list },
-    insert: async (campaignId, now, rows) => insert(campaignId, now, rows),
-    insertWithEvents: async (campaignId, now, rows) => withEvents(campaignId, now, rows),
+    /** the leads as parsed, `rowsFor(leads)` their complete rows (bench/floor/server.js); without it they are rows already */
+    insert: async (campaignId, now, leads, rowsFor = asRows) => insert(campaignId, now, leads, rowsFor),
+    insertWithEvents: async (campaignId, now, leads, rowsFor = asRows) => withEvents(campaignId, now, leads, rowsFor),
     insertOne: async (campaignId, now, row) => insertForms.values(campaignId, now, [row])[0] ?? null,
     page: async (campaignId, after, limit) => page(campaignId, after, limit),
     close: async () => db.close(),
