@@ -89,19 +89,61 @@ function civilFromDays(days: number): [number, number, number] {
 }
 
 /**
- * The text maxJsonBytes serialised, kept on the object itself under a symbol
- * (JSON.stringify and Object.keys skip symbol keys), so that storing a lead's
- * metadata does not serialise it a second time: 0.3-0.5 ms of a 1000-lead bulk
- * create. A WeakMap from object to text was measured slower than serialising
- * twice (its entries cost the garbage collector more). Read by jsonText only,
- * on a request body's object that nothing changed after validation; a spread
- * copy would carry the symbol along, so never call jsonText on one.
+ * The text maxJsonBytes serialised, when it had to (see jsonBytesAtMost), kept
+ * on the object itself under a symbol (JSON.stringify and Object.keys skip
+ * symbol keys), so that storing a lead's large metadata does not serialise it
+ * a second time. A WeakMap from object to text was measured slower than
+ * serialising twice (its entries cost the garbage collector more). Read by
+ * jsonText only, on a request body's object that nothing changed after
+ * validation; a spread copy would carry the symbol along, so never call
+ * jsonText on one.
  */
 const TEXT = Symbol('serialised by maxJsonBytes');
 type WithText = { [TEXT]?: string };
 
 /** the object as stored JSON text */
 export const jsonText = (value: object): string => (value as WithText)[TEXT] ?? JSON.stringify(value);
+
+/** the most bytes JSON.stringify can write for a number, true, false or null (-1.2345678901234567e-308) */
+const SCALAR_BYTES = 24;
+
+/**
+ * What is left of `budget` bytes after the most JSON.stringify can write for
+ * `value`, a parsed JSON value: each UTF-16 unit of a string (or key) at most
+ * 6 bytes (`\u001f`), quotes, colons, commas and brackets counted. Negative
+ * when the value may not fit; it stops there.
+ */
+function budgetLeft(value: unknown, budget: number): number {
+  if (typeof value === 'string') return budget - 2 - 6 * value.length;
+  if (typeof value !== 'object' || value === null) return budget - SCALAR_BYTES;
+  if (Array.isArray(value)) {
+    let left = budget - 2 - value.length;
+    for (let i = 0; i < value.length && left >= 0; i++) left = budgetLeft(value[i], left);
+    return left;
+  }
+  let left = budget - 2;
+  for (const key in value) {
+    left = budgetLeft((value as Record<string, unknown>)[key], left - 4 - 6 * key.length);
+    if (left < 0) break;
+  }
+  return left;
+}
+
+/**
+ * Whether `value` serialised as JSON is at most `max` bytes. A walk that
+ * bounds the size from above answers for the metadata people send (a few
+ * hundred bytes) without serialising it: in a 1000-lead bulk, 0.05 ms against
+ * 0.5 ms for JSON.stringify of every metadata, which a retry (whose leads are
+ * all there, so none is stored) paid for nothing. Only when the bound is over
+ * `max` is the value serialised and measured exactly, so the answer is the
+ * same as serialising it always.
+ */
+function jsonBytesAtMost(value: object, max: number): boolean {
+  if (budgetLeft(value, max) >= 0) return true;
+  const text = JSON.stringify(value);
+  (value as WithText)[TEXT] = text;
+  return Buffer.byteLength(text) <= max;
+}
 
 /** Ajv keyword: the value serialised as JSON is at most N bytes. */
 export const maxJsonBytesKeyword = {
@@ -110,9 +152,7 @@ export const maxJsonBytesKeyword = {
   schemaType: 'number',
   validate: (max: number, data: object) => {
     try {
-      const text = JSON.stringify(data);
-      (data as WithText)[TEXT] = text;
-      return Buffer.byteLength(text) <= max;
+      return jsonBytesAtMost(data, max);
     } catch {
       // Nesting deep enough to overflow the stack (thousands of levels, tens of KiB)
       // is far over any byte limit; without this it was a 500.

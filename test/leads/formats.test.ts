@@ -1,19 +1,59 @@
-/** The metadata text the size check serialised is the one stored, and it leaves no trace on the object. */
+/** The metadata size check answers exactly; the text it serialised is the one stored, and it leaves no trace on the object. */
 import { describe, expect, it } from 'vitest';
 import { isZonedDateTime, jsonText, maxJsonBytesKeyword, toUtcIso } from '../../src/leads/formats.js';
 
 describe('maxJsonBytes and jsonText', () => {
   it('stores the text the size check serialised, and the object still serialises and lists as it came', () => {
-    const metadata = { name: 'Ada', tags: ['a', 'b'], nested: { n: 1 } };
-    expect(maxJsonBytesKeyword.validate(1000, metadata)).toBe(true);
-    expect(jsonText(metadata)).toBe('{"name":"Ada","tags":["a","b"],"nested":{"n":1}}');
-    expect(Object.keys(metadata)).toEqual(['name', 'tags', 'nested']);
-    expect(JSON.stringify(metadata)).toBe(jsonText(metadata));
+    // long enough that the check's upper bound is over the limit, so it serialises
+    const metadata = { name: 'Ada', tags: ['a', 'b'], nested: { n: 1 }, notes: 'x'.repeat(3000) };
+    expect(maxJsonBytesKeyword.validate(16 * 1024, metadata)).toBe(true);
+    const text = jsonText(metadata);
+    expect(text).toBe(`{"name":"Ada","tags":["a","b"],"nested":{"n":1},"notes":"${'x'.repeat(3000)}"}`);
+    expect(jsonText(metadata)).toBe(text); // the same string, not serialised again
+    expect(Object.keys(metadata)).toEqual(['name', 'tags', 'nested', 'notes']);
+    expect(JSON.stringify(metadata)).toBe(text);
   });
 
   it('refuses metadata over the limit in bytes, not characters', () => {
     expect(maxJsonBytesKeyword.validate(12, { s: 'éé' })).toBe(true); // {"s":"éé"} is 12 bytes
     expect(maxJsonBytesKeyword.validate(11, { s: 'éé' })).toBe(false);
+  });
+
+  it('answers exactly as serialising and counting bytes, at and around every size (the bound is only a shortcut)', () => {
+    // strings whose characters serialise to 1, 2, 3, 4 (a pair) and 6 bytes (an escaped control
+    // character), numbers at their longest, and nesting, so that the bound is tight somewhere
+    const mixed = { chars: ['a', 'é', '€', '😀', '\u0001', '"', '\\'], scalars: [0, -1.2345678901234567e-308, 1e21, true, null] };
+    // only what the bound counts at its most: a value of these is at most a byte per container over
+    const tightest = { chars: ['\u0001'], scalars: [-1.2345678901234567e-308] };
+    let { chars, scalars } = mixed;
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    // one character repeated (the bound is tightest for a string of escapes) or a mix
+    const text = () => {
+      const one = chars[next(chars.length)]!;
+      return Array.from({ length: next(40) }, () => (next(2) === 0 ? one : chars[next(chars.length)])).join('');
+    };
+    const value = (depth: number): unknown => {
+      const pick = next(depth > 3 ? 3 : 5);
+      if (pick === 0) return scalars[next(scalars.length)];
+      if (pick === 1 || pick === 2) return text();
+      if (pick === 3) return Array.from({ length: next(5) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: next(5) }, () => [text(), value(depth + 1)]));
+    };
+    let checked = 0;
+    for (let i = 0; i < 4000; i++) {
+      ({ chars, scalars } = i < 2000 ? mixed : tightest);
+      const v = next(2) === 0 ? { [text()]: value(1) } : { [text()]: value(0), [text()]: value(1) };
+      const bytes = Buffer.byteLength(JSON.stringify(v));
+      for (const max of [0, 1, bytes - 1, bytes, bytes + 1, bytes * 2, bytes * 6, bytes * 6 + 50]) {
+        expect(maxJsonBytesKeyword.validate(max, JSON.parse(JSON.stringify(v))), `${JSON.stringify(v)} at ${max}`).toBe(bytes <= max);
+        checked++;
+      }
+    }
+    expect(checked).toBe(32000);
   });
 
   it('serialises an object the check never saw', () => {
