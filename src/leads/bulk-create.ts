@@ -19,7 +19,7 @@ export function insertThenLookup(store: Store, campaignId: string, rows: NewLead
   return store.transaction(
     async (tx) => {
       const inserted = await tx.leads.insertMany(campaignId, rows, now());
-      const plan: Plan = rows.map((row) => ({ row, skippedAs: null }));
+      const plan: Plan = rows.map((row) => ({ id: row.id, skippedAs: null }));
       const skipped = rows.filter((r) => !inserted.has(r.id));
       if (skipped.length === 0) return plan;
       const found = await tx.leads.findExisting(campaignId, externalIdsOf(skipped), phoneNumbersOf(skipped));
@@ -33,8 +33,8 @@ export function insertThenLookup(store: Store, campaignId: string, rows: NewLead
         if (f.phone_number !== null) byPhoneNumber.set(f.phone_number, at);
       }
       plan.forEach((x, i) => {
-        if (inserted.has(x.row.id)) return;
-        const { externalId, phoneNumber } = x.row;
+        if (inserted.has(x.id)) return;
+        const { externalId, phoneNumber } = rows[i]!;
         if (externalId !== null && (byExternalId.get(externalId) ?? i) < i) x.skippedAs = externalId;
         else if (phoneNumber !== null && (byPhoneNumber.get(phoneNumber) ?? i) < i) x.skippedAs = phoneNumber;
         // what it collided with was deleted meanwhile by another request
@@ -46,26 +46,42 @@ export function insertThenLookup(store: Store, campaignId: string, rows: NewLead
   );
 }
 
-/** Looks the rows up, decides in request order, and writes only if something is new. */
-export async function lookupThenInsert(store: Store, campaignId: string, rows: NewLeadRow[], now: () => number): Promise<Plan> {
-  // externalId is checked first, so only rows whose externalId is free need
+/**
+ * Looks the leads up, decides in request order, and writes only if something
+ * is new. Only the new leads are made rows (`toRow`: the metadata's text, the
+ * UTC time): a retry whose leads are all there makes none (1000 rows were
+ * 0.23 ms of a 5 ms retry).
+ */
+export async function lookupThenInsert(
+  store: Store,
+  campaignId: string,
+  leads: readonly Identifiers[],
+  toRow: (index: number) => NewLeadRow,
+  now: () => number,
+): Promise<Plan> {
+  // externalId is checked first, so only leads whose externalId is free need
   // their phone number looked up: a retry of leads with externalIds costs
   // one lookup of 1000 identifiers instead of two.
-  const externalIds = await store.leads.taken(campaignId, 'external_id', externalIdsOf(rows));
-  const rest = rows.filter((r) => r.externalId === null || !externalIds.has(r.externalId));
+  const externalIds = await store.leads.taken(campaignId, 'external_id', externalIdsOf(leads));
+  const rest = leads.filter((l) => l.externalId == null || !externalIds.has(l.externalId));
   const taken = { externalIds, phoneNumbers: await store.leads.taken(campaignId, 'phone_number', phoneNumbersOf(rest)) };
   // Decide in request order, so a later entry repeating an earlier one is the duplicate.
-  const plan: Plan = rows.map((row) => {
-    const hit = duplicateOf(row, taken);
+  const fresh: number[] = [];
+  const plan: Plan = leads.map((lead, i) => {
+    const hit = duplicateOf(lead, taken);
     if (hit === null) {
-      if (row.externalId !== null) taken.externalIds.add(row.externalId);
-      if (row.phoneNumber !== null) taken.phoneNumbers.add(row.phoneNumber);
+      if (lead.externalId != null) taken.externalIds.add(lead.externalId);
+      if (lead.phoneNumber != null) taken.phoneNumbers.add(lead.phoneNumber);
+      fresh.push(i);
     }
-    return { row, skippedAs: hit };
+    return { id: '', skippedAs: hit };
   });
-  const toInsert = plan.filter((x) => x.skippedAs === null).map((x) => x.row);
-  if (toInsert.length === 0) return plan;
+  if (fresh.length === 0) return plan;
+  const toInsert = fresh.map(toRow);
   giveIds(toInsert);
+  fresh.forEach((i, k) => {
+    plan[i]!.id = toInsert[k]!.id;
+  });
   await store.transaction(
     async (tx) => {
       const inserted = await tx.leads.insertMany(campaignId, toInsert, now());
@@ -74,10 +90,9 @@ export async function lookupThenInsert(store: Store, campaignId: string, rows: N
         // indexes refused ours. Report what they collided with.
         const lost = toInsert.filter((r) => !inserted.has(r.id));
         const now = identifierSets(await tx.leads.findExisting(campaignId, externalIdsOf(lost), phoneNumbersOf(lost)));
-        for (const x of plan) {
-          if (x.skippedAs === null && !inserted.has(x.row.id))
-            x.skippedAs = duplicateOf(x.row, now) ?? x.row.externalId ?? x.row.phoneNumber;
-        }
+        toInsert.forEach((row, k) => {
+          if (!inserted.has(row.id)) plan[fresh[k]!]!.skippedAs = duplicateOf(row, now) ?? row.externalId ?? row.phoneNumber;
+        });
       }
     },
     { lock: `leads:${campaignId}`, bounded: true },
@@ -95,18 +110,21 @@ function giveIds(rows: NewLeadRow[]): void {
   for (let i = 0; i < rows.length; i++) rows[i]!.id = ids[i]!;
 }
 
-/** each row of a bulk create, and the identifier it was skipped as (null: created) */
-export type Plan = { row: NewLeadRow; skippedAs: string | null }[];
+/** for each lead of a bulk create, in request order: the id it was created with, or the identifier it was skipped as */
+export type Plan = { id: string; skippedAs: string | null }[];
 
-const externalIdsOf = (rows: readonly NewLeadRow[]) => present(rows, 'externalId');
-const phoneNumbersOf = (rows: readonly NewLeadRow[]) => present(rows, 'phoneNumber');
+/** a lead's identifiers: a row's (null when absent) or a request's (undefined) */
+type Identifiers = { externalId?: string | null; phoneNumber?: string | null };
 
-/** the rows' values of one identifier, nulls left out: a loop, as flatMap's array per row cost 0.1 ms in a 1000-lead retry */
-function present(rows: readonly NewLeadRow[], key: 'externalId' | 'phoneNumber'): string[] {
+const externalIdsOf = (leads: readonly Identifiers[]) => present(leads, 'externalId');
+const phoneNumbersOf = (leads: readonly Identifiers[]) => present(leads, 'phoneNumber');
+
+/** the leads' values of one identifier, absent ones left out: a loop, as flatMap's array per lead cost 0.1 ms in a 1000-lead retry */
+function present(leads: readonly Identifiers[], key: 'externalId' | 'phoneNumber'): string[] {
   const values: string[] = [];
-  for (const r of rows) {
-    const v = r[key];
-    if (v !== null) values.push(v);
+  for (const l of leads) {
+    const v = l[key];
+    if (v != null) values.push(v);
   }
   return values;
 }
@@ -121,9 +139,9 @@ function identifierSets(rows: readonly IdentifierRow[]) {
   return { externalIds, phoneNumbers };
 }
 
-/** the identifier a row collides with, externalId checked first; null when new */
-function duplicateOf(row: NewLeadRow, taken: ReturnType<typeof identifierSets>): string | null {
-  if (row.externalId !== null && taken.externalIds.has(row.externalId)) return row.externalId;
-  if (row.phoneNumber !== null && taken.phoneNumbers.has(row.phoneNumber)) return row.phoneNumber;
+/** the identifier a lead collides with, externalId checked first; null when new */
+function duplicateOf(lead: Identifiers, taken: ReturnType<typeof identifierSets>): string | null {
+  if (lead.externalId != null && taken.externalIds.has(lead.externalId)) return lead.externalId;
+  if (lead.phoneNumber != null && taken.phoneNumbers.has(lead.phoneNumber)) return lead.phoneNumber;
   return null;
 }
