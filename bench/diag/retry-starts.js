@@ -8,8 +8,9 @@
  * on Node 24 the figure depends on the start, and why (`--trace-gc`).
  *
  *   node bench/diag/retry-starts.js [--starts=5] [--variants=leadline,floor]
- *     A variant other than `floor` is leadline with those Node flags, space separated:
- *     --variants="leadline,--trace-gc"   (each start's log stays in the folder printed at the end)
+ *     A variant is leadline, or the floor when it starts with `floor`, with the Node flags
+ *     that follow, space separated (each start's log stays in the folder printed at the end):
+ *     --variants="leadline,--trace-gc"   --variants="floor --cpu-prof --cpu-prof-dir=/tmp/p"
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,8 +43,12 @@ let created = false;
 for (let s = 0; s < starts; s++) {
   for (const v of variants) {
     const log = join(tmp, `${v.replace(/\W+/g, '_')}-${s}.log`);
-    const nodeArgs = v === 'leadline' ? [] : v.split(' ');
-    const srv = v === 'floor' ? await startFloor(store.url, log) : await startLeadline({ DATABASE_URL: store.url }, log, { nodeArgs });
+    const [name, ...flags] = v.split(' ');
+    const floor = name === 'floor';
+    const nodeArgs = floor || name === 'leadline' ? flags : [name, ...flags];
+    const srv = floor
+      ? await startFloor(store.url, log, {}, nodeArgs)
+      : await startLeadline({ DATABASE_URL: store.url }, log, { nodeArgs });
     // the first request of the first start creates the leads; every later one is a retry
     if (!created) await sequential(srv.url, request, 1);
     created = true;

@@ -111,8 +111,8 @@ export function startLeadline(env, logFile, { nodeArgs = [] } = {}) {
 }
 
 /** @param {Record<string,string>} [env] FLOOR_BULK, FLOOR_LIST, FLOOR_PG_POOL, FLOOR_SMALL (see bench/floor/server.js) */
-export function startFloor(dbUrl, logFile, env = {}) {
+export function startFloor(dbUrl, logFile, env = {}, nodeArgs = []) {
   // the young generation leadline's serve and dialer run with (bin/young-generation.js), so that
   // both sides of a ratio have the same heap on every Node
-  return start('floor', [FLOOR], { FLOOR_DB: dbUrl, ...env }, '/health', logFile, YOUNG_GENERATION_ARGS);
+  return start('floor', [FLOOR], { FLOOR_DB: dbUrl, ...env }, '/health', logFile, [...YOUNG_GENERATION_ARGS, ...nodeArgs]);
 }
