@@ -143,13 +143,7 @@ describe.runIf(await serviceAvailable('postgres'))('prepared statements on Postg
     }
     const plans = new Map<string, string>();
     for (const [name, { text, values }] of sent) {
-      const kind = /for update skip locked/.test(text)
-        ? 'claim'
-        : /unnest/.test(text)
-          ? 'lookup'
-          : /select seq, id, campaign_id, phone_number/.test(text)
-            ? 'page'
-            : null;
+      const kind = /for update skip locked/.test(text) ? 'claim' : /unnest/.test(text) ? 'lookup' : /"_id"/.test(text) ? 'page' : null;
       if (kind === null) continue;
       const { rows } = await sql<{
         'QUERY PLAN': string;
