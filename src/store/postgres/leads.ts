@@ -7,6 +7,7 @@ import { PostgresEventStore } from '../events.js';
 import type { DeletedLead, ExistingRow, NewLeadRow, PageJson } from '../leads.js';
 import type { SearchKey } from '../shared/lead-search.js';
 import { type Keyset, SharedLeadStore } from '../shared/leads.js';
+import { joinPage, leadJson } from '../shared/page-json.js';
 
 /**
  * The leads of the campaign whose external_id is in externalIds or whose
@@ -152,12 +153,7 @@ export class PostgresLeadStore extends SharedLeadStore {
   async listPage(campaignId: string, status: LeadStatus | undefined, afterSeq: number, limit: number): Promise<PageJson> {
     const args = { campaignId, quotedCampaign: JSON.stringify(campaignId), afterSeq, take: limit + 1 };
     const { rows } = await (status === undefined ? pageAll(this.ex, args) : pageByStatus(this.ex, { ...args, status }));
-    const more = rows.length > limit;
-    const n = more ? limit : rows.length;
-    // += builds a rope; V8 flattens it once, when the reply is written
-    let page = '[';
-    for (let i = 0; i < n; i++) page += (i === 0 ? '' : ',') + rows[i]!.j;
-    return { page: `${page}]`, n, last: n === 0 ? null : Number(rows[n - 1]!.seq), more };
+    return joinPage(rows, limit);
   }
 }
 
@@ -167,18 +163,11 @@ type PageArgs = { campaignId: string; quotedCampaign: string; afterSeq: number; 
 const pageAll = precompiled((a: PageArgs, ex) => pageQuery(a, undefined).compile(ex));
 const pageByStatus = precompiled((a: PageArgs & { status: LeadStatus }, ex) => pageQuery(a, a.status).compile(ex));
 
-/** to_json escapes as JSON.stringify does (the same short escapes, other control characters as \u00xx) */
 function pageQuery(a: PageArgs, status: LeadStatus | undefined) {
   const q = (column: string) => sql`to_json(${sql.ref(column)})::text`;
-  const opt = (name: string, column: string) =>
-    sql`case when ${sql.ref(column)} is null then '' else ${sql.lit(`,"${name}":`)} || ${q(column)} end`;
   const from = keyset(a.campaignId, status, a.afterSeq);
   return sql<{ seq: number; j: string }>`
-    select seq, '{"_id":' || ${q('id')} || ',"campaignId":' || ${a.quotedCampaign}::text
-      || ${opt('phoneNumber', 'phone_number')} || ${opt('externalId', 'external_id')}
-      || ',"metadata":' || metadata || ',"status":"' || status || '"'
-      || ${opt('scheduledFor', 'scheduled_for')}
-      || ',"priority":' || priority || ',"attempts":' || attempts || ',"_creationTime":' || created_at || '}' as j
+    select seq, ${leadJson(q, sql`${a.quotedCampaign}::text`)} as j
     from leads where ${from.where} order by ${from.order} limit ${a.take}`;
 }
 

@@ -7,6 +7,7 @@ import { KyselyEventStore } from '../events.js';
 import type { DeletedLead, ExistingRow, NewLeadRow, PageJson } from '../leads.js';
 import type { SearchKey } from '../shared/lead-search.js';
 import { type Keyset, leadItems, SharedLeadStore } from '../shared/leads.js';
+import { joinPage, leadJson } from '../shared/page-json.js';
 
 /**
  * The leads of the campaign whose external_id is in externalIds or whose
@@ -135,12 +136,7 @@ export class SqliteLeadStore extends SharedLeadStore {
     const { rows } = await (status === undefined
       ? pageAll(this.ex, { campaignId, afterSeq, take })
       : pageByStatus(this.ex, { campaignId, status, afterSeq, take }));
-    const more = rows.length > limit;
-    const n = more ? limit : rows.length;
-    // += builds a rope; V8 flattens it once, when the reply is written
-    let page = '[';
-    for (let i = 0; i < n; i++) page += (i === 0 ? '' : ',') + rows[i]!.j;
-    return { page: `${page}]`, n, last: n === 0 ? null : Number(rows[n - 1]!.seq), more };
+    return joinPage(rows, limit);
   }
 }
 
@@ -173,18 +169,12 @@ const pageByStatus = precompiled((a: PageArgs & { status: LeadStatus }, ex) =>
 
 function pageQuery(campaignId: string, status: LeadStatus | undefined, afterSeq: number, take: number) {
   const q = (column: string) => sql`json_quote(${sql.ref(column)})`;
-  const opt = (name: string, column: string) =>
-    sql`case when ${sql.ref(column)} is null then '' else ${sql.lit(`,"${name}":`)} || ${q(column)} end`;
   const from = keyset(campaignId, status, afterSeq);
   // `limit ? + 0`, not `limit ?`: a bare LIMIT parameter informs SQLite's
   // plan, so every new value re-prepared the statement (limit=1 page, the
   // statement alone: 32.8 µs → 8.0 µs; same plan).
   return sql<{ seq: number; j: string }>`
-    select seq, '{"_id":' || ${q('id')} || ',"campaignId":' || ${q('campaign_id')}
-      || ${opt('phoneNumber', 'phone_number')} || ${opt('externalId', 'external_id')}
-      || ',"metadata":' || metadata || ',"status":"' || status || '"'
-      || ${opt('scheduledFor', 'scheduled_for')}
-      || ',"priority":' || priority || ',"attempts":' || attempts || ',"_creationTime":' || created_at || '}' as j
+    select seq, ${leadJson(q, q('campaign_id'))} as j
     from leads
     where ${from.where}
     order by ${from.order} limit ${take} + 0`;
