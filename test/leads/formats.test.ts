@@ -1,17 +1,34 @@
 /** The metadata size check answers exactly; the text it serialised is the one stored, and it leaves no trace on the object. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isZonedDateTime, jsonText, maxJsonBytesKeyword, toUtcIso } from '../../src/leads/formats.js';
 
 describe('maxJsonBytes and jsonText', () => {
   it('stores the text the size check serialised, and the object still serialises and lists as it came', () => {
     // long enough that the check's upper bound is over the limit, so it serialises
     const metadata = { name: 'Ada', tags: ['a', 'b'], nested: { n: 1 }, notes: 'x'.repeat(3000) };
-    expect(maxJsonBytesKeyword.validate(16 * 1024, metadata)).toBe(true);
-    const text = jsonText(metadata);
-    expect(text).toBe(`{"name":"Ada","tags":["a","b"],"nested":{"n":1},"notes":"${'x'.repeat(3000)}"}`);
-    expect(jsonText(metadata)).toBe(text); // the same string, not serialised again
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      expect(maxJsonBytesKeyword.validate(16 * 1024, metadata)).toBe(true);
+      expect(stringify).toHaveBeenCalledTimes(1);
+      const text = jsonText(metadata);
+      expect(text).toBe(`{"name":"Ada","tags":["a","b"],"nested":{"n":1},"notes":"${'x'.repeat(3000)}"}`);
+      expect(jsonText(metadata)).toBe(text);
+      expect(stringify).toHaveBeenCalledTimes(1); // the stored text, not serialised again
+    } finally {
+      stringify.mockRestore();
+    }
     expect(Object.keys(metadata)).toEqual(['name', 'tags', 'nested', 'notes']);
-    expect(JSON.stringify(metadata)).toBe(text);
+    expect(JSON.stringify(metadata)).toBe(jsonText(metadata));
+  });
+
+  it('does not serialise metadata whose bound is under the limit (a retry stores none of it)', () => {
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      expect(maxJsonBytesKeyword.validate(16 * 1024, { name: 'Ada', company: 'Acme Corp', tags: ['a', 1, null] })).toBe(true);
+      expect(stringify).not.toHaveBeenCalled();
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it('refuses metadata over the limit in bytes, not characters', () => {
