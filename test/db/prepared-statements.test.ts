@@ -13,7 +13,7 @@ import { StatementNames } from '../../src/db/postgres.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { PG_ADMIN_URL, serviceAvailable } from '../helpers/services.js';
-import { makeCampaign, seedMany } from '../dialer/support.js';
+import { seedPlanCampaign } from '../dialer/support.js';
 
 /** a parameter as SQL text, for EXECUTE: strings, numbers, booleans, null and flat arrays of them */
 function literal(v: unknown): string {
@@ -106,13 +106,7 @@ describe.runIf(await serviceAvailable('postgres'))('prepared statements on Postg
     // PostgreSQL plans a prepared statement with its values 5 times, then may keep a plan made
     // without them (plan_cache_mode auto). EXPLAIN EXECUTE after that shows the plan it would use.
     const db = open();
-    const campaignId = await makeCampaign(db);
-    await seedMany(db, campaignId, 20_000);
-    await seedMany(db, await makeCampaign(db), 5_000);
-    const { company_id } = (await db.campaigns.byId(campaignId))!;
-    const listed = Array.from({ length: 20_000 }, (_, i) => `+1646${String(i).padStart(7, '0')}`);
-    await db.transaction((tx) => tx.dnc.add(company_id, listed, { source: 'import', reason: null, now: 0 }));
-    await sql`analyze`.execute(db.kysely);
+    const campaignId = await seedPlanCampaign(db);
 
     const sent = new Map<string, { text: string; values: unknown[] }>();
     const query = pg.Client.prototype.query;

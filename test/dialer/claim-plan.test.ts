@@ -10,7 +10,7 @@ import { parseLocalWindow } from '../../src/scheduling/hours.js';
 import { claimPlan } from '../../src/dialer/claim.js';
 import { awaitingCount } from '../../src/store/shared/claims.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
-import { makeCampaign, seedMany } from './support.js';
+import { seedPlanCampaign } from './support.js';
 
 /** SQLite: the leads are read through the due index, the list through its key, the campaign through its own (twice), and nothing is sorted */
 function expectSqlitePlan(plan: string[]) {
@@ -38,13 +38,7 @@ describe.each(await availableStores())('the claim plan on %s', (kind) => {
   beforeAll(async () => {
     store = await createTestStore(kind);
     db = await store.open();
-    campaignId = await makeCampaign(db);
-    await seedMany(db, campaignId, 20_000);
-    await seedMany(db, await makeCampaign(db), 5_000);
-    const { company_id } = (await db.campaigns.byId(campaignId))!;
-    const listed = Array.from({ length: 20_000 }, (_, i) => `+1646${String(i).padStart(7, '0')}`);
-    await db.transaction((tx) => tx.dnc.add(company_id, listed, { source: 'import', reason: null, now: 0 }));
-    await sql`analyze`.execute(db.kysely);
+    campaignId = await seedPlanCampaign(db);
   });
   afterAll(async () => {
     await db?.close();

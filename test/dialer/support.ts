@@ -92,6 +92,22 @@ export async function seedMany(db: Store, campaignId: string, n: number, created
   }
 }
 
+/**
+ * A campaign of 20,000 leads beside another of 5,000, its company's do-not-call
+ * list of 20,000 numbers, all analyzed: the data the claim's plans are read on
+ * (claim-plan.test.ts, prepared-statements.test.ts). Answers the big campaign.
+ */
+export async function seedPlanCampaign(db: Store): Promise<string> {
+  const campaignId = await makeCampaign(db);
+  await seedMany(db, campaignId, 20_000);
+  await seedMany(db, await makeCampaign(db), 5_000);
+  const { company_id } = (await db.campaigns.byId(campaignId))!;
+  const listed = Array.from({ length: 20_000 }, (_, i) => `+1646${String(i).padStart(7, '0')}`);
+  await db.transaction((tx) => tx.dnc.add(company_id, listed, { source: 'import', reason: null, now: 0 }));
+  await sql`analyze`.execute(db.kysely);
+  return campaignId;
+}
+
 export async function leadRow(db: Store, id: string) {
   return db.kysely.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
 }
