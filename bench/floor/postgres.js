@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { ARRAY_COLUMNS, COLUMNS, arraysToJson, leadJsonSql, rowsToJson } from './json.js';
-import { asRows, externalIdsOf, firstIdentifiers, freshLeads, phoneNumbersOf } from './retry.js';
+import { asRows, eager, externalIdsOf, firstIdentifiers, freshLeads, phoneNumbersOf } from './retry.js';
 
 // The keyset written so only the campaign index can serve it (keyset() in
 // src/leads/repository.ts: the plain form may walk the primary key).
@@ -328,11 +328,8 @@ export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', outb
       return { page: r.page, n: Number(r.n), last: r.last, more: r.more };
     },
   };
-  // The forms take the leads as parsed and `rowsFor`, which makes them rows
-  // (bench/floor/server.js; without it they are rows already); all but the
-  // lookup forms make every lead a row first.
-  const eager = (form) => form && ((campaignId, now, leads, rowsFor = asRows) => form(campaignId, now, rowsFor(leads)));
-  const insert = bulk.endsWith('-lookup') ? insertForms[bulk] : eager(insertForms[bulk]);
+  // the lookup form makes rows only of the new leads; every other form of all of them (eager)
+  const insert = bulk === 'json-lookup' ? insertForms[bulk] : insertForms[bulk] && eager(insertForms[bulk]);
   const page = listForms[list];
   if (!insert || !page || !outboxForms[outbox])
     throw new Error(`unknown PostgreSQL floor form: FLOOR_BULK=${bulk} FLOOR_LIST=${list} outbox=${outbox}`);

@@ -40,3 +40,13 @@ export const firstIdentifiers = (leads) => [leads[0].externalId ?? null, leads[0
 
 /** complete rows as they come: for callers whose rows are built already (row 14) */
 export const asRows = (rows) => rows;
+
+/**
+ * An insert form of rows as a form of leads: the floor's forms take the leads
+ * as parsed and `rowsFor`, which makes them rows (bench/floor/server.js); all
+ * but the lookup forms make every lead a row first.
+ */
+export const eager =
+  (form) =>
+  (campaignId, now, leads, rowsFor = asRows) =>
+    form(campaignId, now, rowsFor(leads));

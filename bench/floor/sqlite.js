@@ -8,7 +8,7 @@
 // are checked, as PostgreSQL always does)
 import { openSqliteFile } from '../../dist/db/sqlite-driver.js';
 import { COLUMNS, leadJsonSql, rowsToJson } from './json.js';
-import { asRows, externalIdsOf, firstIdentifiers, freshLeads, phoneNumbersOf } from './retry.js';
+import { asRows, eager, externalIdsOf, firstIdentifiers, freshLeads, phoneNumbersOf } from './retry.js';
 
 /**
  * The one place that opens SQLite. Everything below uses only prepare(), a
@@ -224,18 +224,15 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
       return { page: rowsToJson(rows), n: rows.length, last: rows.length ? rows[rows.length - 1].seq : null, more };
     },
   };
-  // The forms take the leads as parsed and `rowsFor`, which makes them rows;
-  // all but the lookup forms make every lead a row first.
-  const leadForms = {
+  // the lookup forms make rows only of the new leads; every other form of all of them (eager)
+  const lookupForms = {
     // a retry answered by reads (lookupForm), each lookup an IN list
     'values-lookup': lookupForm(inListLookup),
     // the same, each lookup one JSON parameter read with json_each, probing the
     // unique index once per identifier (leadline's form)
     'values-jsonlookup': lookupForm(jsonLookup),
   };
-  for (const [name, form] of Object.entries(insertForms))
-    leadForms[name] = (campaignId, now, leads, rowsFor) => form(campaignId, now, rowsFor(leads));
-  const insert = leadForms[bulk];
+  const insert = lookupForms[bulk] ?? (insertForms[bulk] && eager(insertForms[bulk]));
   const page = listForms[list];
   if (!insert || !page) throw new Error(`unknown SQLite floor form: FLOOR_BULK=${bulk} FLOOR_LIST=${list}`);
 
