@@ -3,6 +3,7 @@ import { bulkBody } from '../lib/data.js';
 import { capture, explain } from '../lib/explain.js';
 import { expectStatus, interleaved, median, percentile, sequential } from '../lib/load.js';
 import { startFloor } from '../lib/procs.js';
+import { analyzeLeads } from '../lib/stores.js';
 import { fmtMs, fmtRatio, latencyRow } from '../lib/stats.js';
 import { check, fetchText } from './checks.js';
 
@@ -26,6 +27,7 @@ export async function listRow(ctx, have) {
       body: bulkBody(campaigns.leadline, 1000),
     });
   }
+  await analyzeLeads(store);
   // The floor in its two fastest forms (bench/diag/floors.js measures them
   // all); the table shows the faster of the two in this run.
   const main = JSON.parse((await fetchText(`${floor.url}/health`)).text).forms.list;

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type pgTypes from 'pg';
 import type { Db, DbOptions } from './index.js';
 import { migrate } from './migrations.js';
+import { PLANNED_WITH_VALUES } from './planned.js';
 import { retrying } from './retry.js';
 import type { Database } from './schema.js';
 
@@ -85,12 +86,22 @@ function callbackQueries(pool: pgTypes.Pool, readTimeoutMs: number, names: State
  * unnamed, bounding what each server connection keeps. Off behind a
  * transaction-mode pooler (`?pgbouncer=true`), where the next transaction may
  * run on a server connection that never prepared the name.
+ *
+ * A statement that starts with PLANNED_WITH_VALUES is never named. A kept
+ * generic plan is made with default estimates, and for a page the planner
+ * then costs a sort of the whole campaign below reading leads_campaign_seq in
+ * order: once ANALYZE had seen the campaign, the custom plans' costs rose
+ * above it and auto mode switched (bench/, row 3, ~70 ms a page of 8000
+ * against 24 ms; an 8000-lead page of the first of 9 analyzed campaigns
+ * switched after its fifth run, an Incremental Sort of the campaign; the
+ * page of a million-lead campaign would sort a million rows).
  */
 export class StatementNames {
   private readonly names = new Map<string, string>();
   constructor(private readonly max = MAX_NAMED) {}
 
   nameOf(text: string): string | undefined {
+    if (text.startsWith(PLANNED_WITH_VALUES)) return undefined;
     let name = this.names.get(text);
     if (name === undefined && this.names.size < this.max) this.names.set(text, (name = `leadline_${this.names.size}`));
     return name;

@@ -8,6 +8,7 @@ import type { DeletedLead, ExistingRow, NewLeadRow, PageJson } from '../leads.js
 import type { SearchKey } from '../shared/lead-search.js';
 import { type Keyset, SharedLeadStore } from '../shared/leads.js';
 import { joinPage, leadJson } from '../shared/page-json.js';
+import { plannedWithValues } from '../../db/planned.js';
 
 /**
  * The leads of the campaign whose external_id is in externalIds or whose
@@ -166,7 +167,7 @@ const pageByStatus = precompiled((a: PageArgs & { status: LeadStatus }, ex) => p
 function pageQuery(a: PageArgs, status: LeadStatus | undefined) {
   const q = (column: string) => sql`to_json(${sql.ref(column)})::text`;
   const from = keyset(a.campaignId, status, a.afterSeq);
-  return sql<{ seq: number; j: string }>`
+  return sql<{ seq: number; j: string }>`${plannedWithValues}
     select seq, ${leadJson(q, sql`${a.quotedCampaign}::text`)} as j
     from leads where ${from.where} order by ${from.order} limit ${a.take}`;
 }

@@ -5,6 +5,7 @@ import type { Executor } from '../../db/index.js';
 import { PostgresEventStore } from '../events.js';
 import type { AttemptOpening, ClaimRequest, Closing } from '../queue.js';
 import { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld, SharedQueueStore } from '../shared/queue.js';
+import { plannedWithValues } from '../../db/planned.js';
 
 /** the due time, exactly as the index expression spells it (migration 0002) */
 const due = sql`coalesce(next_attempt_at, scheduled_for, '') collate "C"`;
@@ -34,7 +35,7 @@ const priorities = (campaignId: string | RawBuilder<unknown>) => sql`
   )`;
 
 /** the earliest due time of the campaign's claimable leads after now (of all, with now null): one index probe per priority */
-const firstDue = (campaignId: string | RawBuilder<unknown>, now: number | null) => sql<{ d: string | null }>`
+const firstDue = (campaignId: string | RawBuilder<unknown>, now: number | null) => sql<{ d: string | null }>`${plannedWithValues}
   with recursive ${priorities(campaignId)}
   select min(x.d) as d from priorities cross join lateral (
     select ${due} as d from leads
@@ -53,7 +54,7 @@ const firstDue = (campaignId: string | RawBuilder<unknown>, now: number | null) 
 function claimStatement(r: ClaimRequest) {
   const dueBy = iso(r.dueBy ?? r.now);
   const lease = iso(r.now + r.leaseMs);
-  return sql<ClaimRow>`
+  return sql<ClaimRow>`${plannedWithValues}
     with recursive ${priorities(r.campaignId)},
     picked as (
       select c.* from priorities cross join lateral (

@@ -12,6 +12,7 @@
  * which next() counts in.
  */
 import { type RawBuilder, sql } from 'kysely';
+import { plannedWithValues } from '../../db/planned.js';
 
 const MAX_CODE_POINT = 0x10ffff;
 
@@ -49,7 +50,7 @@ export function searchScans(key: SearchKey, campaignId: string, text: string, ta
       const op = pattern ? PATTERN : PLAIN;
       const from = end ? reversed(text) : text;
       const to = nextPrefix(from);
-      return sql`select ${columns} from leads
+      return sql`${plannedWithValues} select ${columns} from leads
         where campaign_id = ${campaignId} and ${sql.ref(column)} is not null
           and ${k} ${op.ge} ${from} ${to === null ? sql`` : sql`and ${k} ${op.lt} ${to}`}
         order by ${k} ${op.order} limit ${take}`;

@@ -9,6 +9,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import type { DialerLeadRow } from '../queue.js';
+import { plannedWithValues } from '../../db/planned.js';
 
 export async function upcoming(
   ex: Executor,
@@ -34,7 +35,7 @@ export async function upcoming(
     below = priority;
     const read = async (range: RawBuilder<unknown>, n: number) =>
       (
-        await sql<DialerLeadRow>`select * from leads where ${claimable} and priority = ${priority} and ${range}
+        await sql<DialerLeadRow>`${plannedWithValues} select * from leads where ${claimable} and priority = ${priority} and ${range}
           order by ${due}, seq limit ${n}`.execute(ex)
       ).rows;
     // each priority's first `limit` later leads: enough, whichever priorities the soonest come from
