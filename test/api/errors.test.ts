@@ -37,6 +37,10 @@ describe.each(await availableStores())('errors and envelope on %s', (kind) => {
         `{"campaignId":"${'x'}","phoneNumber":"+14155550100","__proto__":{"admin":true}}`,
         `{"campaignId":"x","phoneNumber":"+14155550100","metadata":{"__proto__":{"polluted":1}}}`,
         `{"campaignId":"x","phoneNumber":"+14155550100","constructor":{"prototype":{"polluted":1}}}`,
+        // the keys spelled with \u escapes, which only secure-json-parse decodes before judging
+        `{"campaignId":"x","phoneNumber":"+14155550100","\\u005f_proto__":{"admin":true}}`,
+        `{"campaignId":"x","phoneNumber":"+14155550100","metadata":{"__pr\\u006fto__":{"polluted":1}}}`,
+        `{"campaignId":"x","phoneNumber":"+14155550100","\\u0063onstructor":{"prototype":{"polluted":1}}}`,
       ]) {
         const res = await f.request('POST', prefix, { body, headers: JSON_HEADERS });
         expect(res.status, body).toBe(400);
