@@ -1,6 +1,6 @@
 /**
  * Straight to PostgreSQL, leadline's statements are prepared statements, one
- * name per text (src/db/postgres.ts, StatementNames); with `?pgbouncer=true`
+ * name per text (src/db/statement-names.ts); with `?pgbouncer=true`
  * none is, as a transaction-mode pooler would lose them between transactions.
  * A prepared statement a migration outdated fails once, and its connection is
  * replaced rather than failing every later statement. Always against the
@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PLANNED_WITH_VALUES } from '../../src/db/planned.js';
-import { StatementNames } from '../../src/db/postgres.js';
+import { StatementNames } from '../../src/db/statement-names.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { PG_ADMIN_URL, serviceAvailable } from '../helpers/services.js';
