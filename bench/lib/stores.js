@@ -118,7 +118,8 @@ export async function seedLeads(store, campaigns) {
 
 /**
  * ANALYZE of leads on PostgreSQL, as autovacuum does within a minute of the
- * inserts a row has just made. Until then PostgreSQL plans on default
+ * inserts a row has just made (it may be off, as it is on the machines the
+ * runs in BENCHMARKS.md used). Until then PostgreSQL plans on default
  * estimates, and for a table it has never analyzed (a run of rows 1-3 alone)
  * it read leadline's page by sorting the whole campaign: 112-116 ms against
  * the floor's 37-39 ms, whose sessions have enable_sort off. That measured the
