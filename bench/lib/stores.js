@@ -16,8 +16,9 @@ import { parseDatabaseUrl } from '../../dist/config.js';
 const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ALWAYS_OPEN = { hours: 'mon-sun 00:00-24:00', local_window: '00:00-24:00', regional_rules: 'off' };
 
-async function admin(text) {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+/** one statement on its own connection: to the server's admin database, or to `url` */
+async function admin(text, url = PG_ADMIN_URL) {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(text);
@@ -127,14 +128,7 @@ export async function seedLeads(store, campaigns) {
  * 40.2 ms.
  */
 export async function analyzeLeads(store) {
-  if (store.kind !== 'postgres') return;
-  const client = new pg.Client({ connectionString: store.url });
-  await client.connect();
-  try {
-    await client.query('analyze leads');
-  } finally {
-    await client.end();
-  }
+  if (store.kind === 'postgres') await admin('analyze leads', store.url);
 }
 
 /** the cursor a client walking the campaign holds just before its last page */

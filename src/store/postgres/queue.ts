@@ -35,7 +35,7 @@ const priorities = (campaignId: string | RawBuilder<unknown>) => sql`
   )`;
 
 /** the earliest due time of the campaign's claimable leads after now (of all, with now null): one index probe per priority */
-const firstDue = (campaignId: string | RawBuilder<unknown>, now: number | null) => sql<{ d: string | null }>`${plannedWithValues}
+const firstDue = (campaignId: string | RawBuilder<unknown>, now: number | null) => sql<{ d: string | null }>`
   with recursive ${priorities(campaignId)}
   select min(x.d) as d from priorities cross join lateral (
     select ${due} as d from leads
@@ -95,11 +95,14 @@ export class PostgresQueueStore extends SharedQueueStore {
   }
 
   async nextDue(campaignId: string, now: number | null): Promise<number | null> {
-    const { rows } = await firstDue(campaignId, now).execute(this.ex);
+    const { rows } = await sql<{ d: string | null }>`${plannedWithValues} ${firstDue(campaignId, now)}`.execute(this.ex);
     return dueTime(rows[0]?.d);
   }
 
-  /** one statement: nextDue's, run for each id as a correlated subquery (a round trip and a transaction each cost more than the probes) */
+  /**
+   * one statement: nextDue's, run for each id as a correlated subquery (a round trip and a transaction each cost more than the probes);
+   * prepared, as its values are an array whose plan does not depend on what it holds
+   */
   override async nextDueMany(campaignIds: readonly string[]): Promise<Map<string, number | null>> {
     const { rows } = await sql<{ id: string; d: string | null }>`
       select c.id, (${firstDue(sql.ref('c.id'), null)}) as d from unnest(${campaignIds}::text[]) as c(id)`.execute(this.ex);
