@@ -24,7 +24,8 @@ const mayPoison = (text: string) => text.includes('__proto__') || text.includes(
 
 /**
  * Fastify's own JSON parser (it refuses __proto__ and constructor.prototype
- * keys), after a depth check; a text that cannot hold either key is parsed
+ * keys), after a depth check of the body's bytes (so it is read as a Buffer
+ * and decoded here, once, as Fastify would for a string parser); a text that cannot hold either key is parsed
  * by JSON.parse alone, and any it refuses goes to Fastify's parser, which
  * answers with its own error. With one exception: a DELETE carrying
  * `Content-Type: application/json` and no body is simply a request without
@@ -35,10 +36,11 @@ const mayPoison = (text: string) => text.includes('__proto__') || text.includes(
 export function parseJsonBodies(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' && request.method === 'DELETE') return done(null, undefined);
-    const text = body as string;
-    if (nestedDeeperThan(text, MAX_JSON_DEPTH)) return done(new BodyTooDeepError(), undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0 && request.method === 'DELETE') return done(null, undefined);
+    if (nestedDeeperThan(bytes, MAX_JSON_DEPTH)) return done(new BodyTooDeepError(), undefined);
+    const text = bytes.toString('utf8');
     if (mayPoison(text)) return parse(request, text, done);
     let value: unknown;
     try {

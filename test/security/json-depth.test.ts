@@ -7,7 +7,10 @@ import fc from 'fast-check';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, parseJsonBodies } from '../../src/http/json-body.js';
-import { nestedDeeperThan } from '../../src/http/json-depth.js';
+import { nestedDeeperThan as deeperInBytes } from '../../src/http/json-depth.js';
+
+/** the scan reads a body's UTF-8 bytes, as the server receives them */
+const nestedDeeperThan = (text: string, max: number) => deeperInBytes(Buffer.from(text), max);
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
