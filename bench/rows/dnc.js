@@ -122,7 +122,7 @@ export async function dncRow(ctx) {
       await campaignWithLeads(db, clean, 'bench dnc clean', LEADS),
     ];
     const ms = [[], []];
-    for (let i = 0; i < S.dncClaims + 3; i++) {
+    for (let i = 0; i < S.dncClaims + S.dncWarmClaims; i++) {
       // each side goes first every other time: neither gains from the other's warm caches
       for (const side of i % 2 === 0 ? [0, 1] : [1, 0]) {
         const campaignId = sides[side];
@@ -130,7 +130,7 @@ export async function dncRow(ctx) {
         const { leads } = await claim(db, campaignId);
         const took = performance.now() - t0;
         if (leads.length !== 50) throw new Error(`row 13: a claim took ${leads.length} leads, not 50`);
-        if (i >= 3) ms[side].push(took); // the first three warm the statement caches
+        if (i >= S.dncWarmClaims) ms[side].push(took); // the first ones warm the statement caches
         for (const lead of leads) await db.queue.release(lead, { now: Date.now() });
       }
     }
@@ -159,7 +159,7 @@ async function capsRow(ctx, db, companyId) {
   const ms = [[], []];
   const openMs = [[], []];
   try {
-    for (let i = 0; i < S.dncClaims + 3; i++) {
+    for (let i = 0; i < S.dncClaims + S.dncWarmClaims; i++) {
       for (const side of i % 2 === 0 ? [0, 1] : [1, 0]) {
         // untimed: the dialer reads the caps from the company row at each open, so the toggle is seen at once
         await db.companies.setCallCaps(companyId, sides[side]);
@@ -179,7 +179,7 @@ async function capsRow(ctx, db, companyId) {
         if (leads.length !== 50) throw new Error(`row 13: a claim took ${leads.length} leads, not 50`);
         const refused = opened.filter((r) => r !== 'opened');
         if (refused.length > 0) throw new Error(`row 13: ${refused.length} of 50 attempts not opened (${refused[0]})`);
-        if (i >= 3) {
+        if (i >= S.dncWarmClaims) {
           ms[side].push(t2 - t0);
           openMs[side].push(t2 - t1);
         }
