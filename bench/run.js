@@ -47,8 +47,7 @@ const wants = (row) => !onlyRows || onlyRows.includes(String(row));
 
 /**
  * bulk: leads per bulk request; rounds × perRound: timed requests per side in a
- * latency row; restartRounds: rows 1-2 start both servers afresh for each round,
- * warmed with restartWarm requests; list: page size of row 3; big: the campaign of rows 4 and 7;
+ * latency row; list: page size of row 3; big: the campaign of rows 4 and 7;
  * tpRounds × seconds: closed-loop time per side in rows 5 and 6; dncWarmClaims of
  * row 13's claims per side warm the caches, dncClaims are timed.
  */
@@ -57,8 +56,6 @@ const S = quick
       bulk: 100,
       rounds: 2,
       perRound: 2,
-      restartRounds: false,
-      restartWarm: 0,
       list: 800,
       big: 10_000,
       page: 1000,
@@ -86,8 +83,6 @@ const S = quick
       bulk: 1000,
       rounds: 6,
       perRound: 10,
-      restartRounds: true,
-      restartWarm: 10,
       list: 8000,
       big: 1_000_000,
       page: 1000,

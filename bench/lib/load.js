@@ -62,7 +62,7 @@ export async function throughput(url, make, { connections, seconds, server }) {
     // autocannon runs at least about a second whatever `duration` says, and an
     // `amount` run still ends on a sample tick (1 s by default); the smoke
     // run's shorter turns send 20 requests a connection per second of the turn
-    // (0.15 s: 150 requests), sampled every 100 ms. A fixed 1000 a turn took
+    // (0.25 s: 250 requests), sampled every 100 ms. A fixed 1000 a turn took
     // 1.6 s a turn of single creates on a slow machine's PostgreSQL, and put
     // the smoke run over its 30 s.
     {

@@ -43,63 +43,19 @@ export function killAll() {
 export async function start(name, args, env, healthPath, logFile, nodeArgs = []) {
   const port = await freePort();
   const out = openSync(logFile, 'a');
-  const url = `http://127.0.0.1:${port}`;
-  let { child, exited } = await launch(
-    name,
-    [...nodeArgs, ...args],
-    { HOST: '127.0.0.1', PORT: String(port), ...env },
-    out,
-    url + healthPath,
-    logFile,
-  );
-  // the highest of the processes this handle has run (restart starts another)
-  let earlierPeak = 0;
-  const stop = async () => {
-    const peak = Math.max(earlierPeak, peakRssMb(child.pid));
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-    return peak;
-  };
-  return {
-    name,
-    url,
-    port,
-    get pid() {
-      return child.pid;
-    },
-    /** peak resident set size so far, MB (the kernel's high-water mark) */
-    peakRssMb: () => Math.max(earlierPeak, peakRssMb(child.pid)),
-    /** CPU time used so far (user + system), ms */
-    cpuMs: () => cpuMs(child.pid),
-    stop,
-    /** stops the server and starts it again on the same port, as a new process */
-    async restart() {
-      earlierPeak = await stop();
-      ({ child, exited } = await launch(
-        name,
-        [...nodeArgs, ...args],
-        { HOST: '127.0.0.1', PORT: String(port), ...env },
-        out,
-        url + healthPath,
-        logFile,
-      ));
-    },
-  };
-}
-
-/** spawns node with `args` and waits until `health` answers 2xx */
-async function launch(name, args, env, out, health, logFile) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', out, out],
+  });
   live.add(child);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   exited.then(() => live.delete(child));
+  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited early; see ${logFile}`);
     try {
-      if ((await fetch(health)).ok) break;
+      if ((await fetch(url + healthPath)).ok) break;
     } catch {
       // not listening yet
     }
@@ -109,9 +65,27 @@ async function launch(name, args, env, out, health, logFile) {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, exited };
+  return {
+    name,
+    url,
+    port,
+    pid: child.pid,
+    /** peak resident set size so far, MB (the kernel's high-water mark) */
+    peakRssMb: () => peakRssMb(child.pid),
+    /** CPU time used so far (user + system), ms */
+    cpuMs: () => cpuMs(child.pid),
+    async stop() {
+      const peak = peakRssMb(child.pid);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+      return peak;
+    },
+  };
 }
 
+/** user + system CPU of a process, ms (/proc/PID/stat fields 14 and 15, in 10 ms clock ticks) */
 export function cpuMs(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');

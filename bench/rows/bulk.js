@@ -57,19 +57,11 @@ export async function bulkRows(ctx) {
     if (!wants(n)) continue;
     log(`${ctx.kind}: ${n} ${label}`);
     const [makeL, makeF] = sides.map(([srv, campaign]) => make(srv, campaign));
-    // Each round on a server started afresh (both sides), warmed with requests of
-    // the round's kind. One start decides much of a process's speed at this size
-    // (where its garbage collections fall in a request, where its memory lands):
-    // three starts of the same floor answered a retry in 6.55-6.95 ms where the
-    // full run's one start had answered in 4.12 ms. Six starts a side average it.
-    const turn = (srv, makeOne) => async () => {
-      if (S.restartRounds) {
-        await srv.restart();
-        await sequential(srv.url, makeOne, S.restartWarm);
-      }
-      return sequential(srv.url, makeOne, S.perRound);
-    };
-    const [a, b] = await interleaved(S.rounds, turn(leadline, makeL), turn(floor, makeF));
+    const [a, b] = await interleaved(
+      S.rounds,
+      () => sequential(leadline.url, makeL, S.perRound),
+      () => sequential(floor.url, makeF, S.perRound),
+    );
     a.concat(b).forEach((s) => {
       expectStatus(label, s.statuses, 200);
     });
