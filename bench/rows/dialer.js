@@ -4,15 +4,22 @@
  * million leads with the simulate provider and zero call time; the figure is
  * the rate at which attempts are recorded (each one a lead claimed, called and
  * written back), counted in the attempts table over a window after a warm-up.
+ * Its floor is as many workers of bench/floor/dialer.js (the raw driver, three
+ * statements a turn of calls), in turns with leadline's on the same campaign.
  * It also prints the plan of the claim statement, which must use an index and
  * no sequential scan.
  */
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { openStore } from '../../dist/store/index.js';
 import { parseDatabaseUrl } from '../../dist/config.js';
 import { LEADLINE_BIN, cpuMs, peakRssMb } from '../lib/procs.js';
+import { fmtRatio } from '../lib/stats.js';
+import { check } from './checks.js';
+
+const FLOOR_DIALER = fileURLToPath(new URL('../floor/dialer.js', import.meta.url));
 
 /** null when the dialer is not there (yet) */
 async function dialerApi() {
@@ -25,9 +32,63 @@ async function dialerApi() {
   }
 }
 
-async function benchDialer({ api, url, campaignId, workers, concurrency, warmSeconds, seconds, logFile, log }) {
-  const db = openStore(parseDatabaseUrl(url), { pgPoolSize: 2 });
+/**
+ * `workers` processes started by `command(i)` (argv after node) on the
+ * campaign for a warm-up, then a timed window; the attempts written in the
+ * window (each a lead claimed, called and recorded), the workers' CPU, their
+ * peak RSS. Stopped with SIGTERM, as users stop them.
+ */
+async function runWorkers({ url, db, campaignId, workers, command, warmSeconds, seconds, logFile }) {
   const children = [];
+  try {
+    const out = openSync(logFile, 'a');
+    for (let i = 0; i < workers; i++) {
+      const child = spawn(process.execPath, command(i), {
+        env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info' },
+        stdio: ['ignore', out, out],
+      });
+      children.push({ child, exited: new Promise((r) => child.once('exit', r)) });
+    }
+    const count = async () =>
+      Number((await sql`select count(*) as n from attempts where campaign_id = ${campaignId}`.execute(db.kysely)).rows[0].n);
+    await new Promise((r) => setTimeout(r, warmSeconds * 1000));
+    if (children.some((c) => c.child.exitCode !== null)) throw new Error(`a dialer worker exited; see ${logFile}`);
+    const n0 = await count();
+    const cpu0 = children.map((c) => cpuMs(c.child.pid));
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const n1 = await count();
+    const elapsed = (Date.now() - t0) / 1000;
+    const cpu = children.reduce((acc, c, i) => acc + (cpuMs(c.child.pid) - cpu0[i]), 0);
+    const rss = Math.max(...children.map((c) => peakRssMb(c.child.pid) ?? 0));
+    return { attempts: n1 - n0, seconds: elapsed, cpuMs: cpu, rss };
+  } finally {
+    for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGTERM');
+    // unref'd: a pending 15 s timer would otherwise hold the bench open after the workers exit
+    await Promise.race([Promise.all(children.map((c) => c.exited)), new Promise((r) => setTimeout(r, 15_000).unref())]);
+    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+  }
+}
+
+/** the rounds of one side added up: leads per second, worker CPU per lead, peak RSS */
+const total = (runs) => {
+  const attempts = runs.reduce((a, r) => a + r.attempts, 0);
+  return {
+    attempts,
+    rate: attempts / runs.reduce((a, r) => a + r.seconds, 0),
+    cpuUs: (runs.reduce((a, r) => a + r.cpuMs, 0) * 1000) / attempts,
+    rss: Math.max(...runs.map((r) => r.rss)),
+  };
+};
+
+/**
+ * leadline's dialer workers and the floor's (bench/floor/dialer.js), the same
+ * number of each, in turns on the same campaign (leadline, floor, leadline, …),
+ * so that what one side leaves in the tables and indexes is there for the
+ * other's next turn too.
+ */
+async function benchDialer({ api, url, campaignId, workers, concurrency, rounds, warmSeconds, seconds, logFile, log }) {
+  const db = openStore(parseDatabaseUrl(url), { pgPoolSize: 2 });
   try {
     await api.updateCampaign(db, campaignId, {
       provider: 'simulate',
@@ -49,46 +110,32 @@ async function benchDialer({ api, url, campaignId, workers, concurrency, warmSec
         leaseMs: 60_000,
       })
     ).join('\n');
-    const out = openSync(logFile, 'a');
-    for (let i = 0; i < workers; i++) {
-      const child = spawn(
-        process.execPath,
-        [
-          ...(process.env.BENCH_DIALER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_DIALER_PROF] : []),
-          LEADLINE_BIN,
-          'dialer',
-          '--campaign',
-          campaignId,
-          '--simulate-duration',
-          '0s',
-        ],
-        {
-          env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info' },
-          stdio: ['ignore', out, out],
-        },
-      );
-      children.push({ child, exited: new Promise((r) => child.once('exit', r)) });
+    const prof = process.env.BENCH_DIALER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_DIALER_PROF] : [];
+    const sides = {
+      leadline: () => [...prof, LEADLINE_BIN, 'dialer', '--campaign', campaignId, '--simulate-duration', '0s'],
+      floor: (i) => [FLOOR_DIALER, url, campaignId, String(concurrency), `floor-${process.pid}-${i}`],
+    };
+    const runs = { leadline: [], floor: [] };
+    for (let r = 0; r < rounds; r++) {
+      for (const side of ['leadline', 'floor']) {
+        log(`postgres: 7 dialer, ${side}, ${workers} workers for ${seconds} s (round ${r + 1} of ${rounds})`);
+        const common = { url, db, campaignId, workers, warmSeconds, seconds, logFile };
+        runs[side].push(await runWorkers({ ...common, command: sides[side] }));
+      }
     }
-    const count = async () =>
-      Number((await sql`select count(*) as n from attempts where campaign_id = ${campaignId}`.execute(db.kysely)).rows[0].n);
-    await new Promise((r) => setTimeout(r, warmSeconds * 1000));
-    if (children.some((c) => c.child.exitCode !== null)) throw new Error(`a dialer worker exited; see ${logFile}`);
-    const n0 = await count();
-    const cpu0 = children.map((c) => cpuMs(c.child.pid));
-    const t0 = Date.now();
-    log(`postgres: 7 dialer, ${workers} workers for ${seconds} s`);
-    await new Promise((r) => setTimeout(r, seconds * 1000));
-    const n1 = await count();
-    const elapsed = (Date.now() - t0) / 1000;
-    const cpu = children.reduce((acc, c, i) => acc + (cpuMs(c.child.pid) - cpu0[i]), 0);
-    const rss = Math.max(...children.map((c) => peakRssMb(c.child.pid) ?? 0));
-    const rate = (n1 - n0) / elapsed;
-    return { rate, attempts: n1 - n0, plan, cpuUsPerLead: (cpu * 1000) / (n1 - n0), rss };
+    // the floor did the work it is credited with: every attempt it opened is closed, and no lead is left held by it
+    const { rows: left } = await sql`select
+        (select count(*) from attempts where campaign_id = ${campaignId} and worker like 'floor-%' and state <> 'closed') as open,
+        (select count(*) from leads where campaign_id = ${campaignId} and claimed_by like 'floor-%') as held`.execute(db.kysely);
+    const floorRuns = total(runs.floor);
+    check('dialer', floorRuns.attempts > 0, 'the floor workers recorded no attempt');
+    check(
+      'dialer',
+      Number(left[0].open) === 0 && Number(left[0].held) === 0,
+      `the floor left ${left[0].open} attempts open, ${left[0].held} leads held`,
+    );
+    return { leadline: total(runs.leadline), floor: floorRuns, plan };
   } finally {
-    for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGTERM');
-    // unref'd: a pending 15 s timer would otherwise hold the bench open after the workers exit
-    await Promise.race([Promise.all(children.map((c) => c.exited)), new Promise((r) => setTimeout(r, 15_000).unref())]);
-    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
     await db.close();
   }
 }
@@ -110,20 +157,28 @@ export async function dialerRow(ctx, concurrency) {
     campaignId: campaigns.million,
     workers: 4,
     concurrency,
+    rounds: S.dialerRounds,
     warmSeconds: S.dialerWarmSeconds,
     seconds: S.dialerSeconds,
     logFile: ctx.logFile('dialer'),
     log,
   });
+  const { leadline: l, floor: f } = r;
   const indexOnly = planUsesIndexOnly(r.plan);
+  const seconds = S.dialerRounds * S.dialerSeconds;
   rows.push({
     ...base(7, `dialer: leads claimed + completed, 4 workers, ${S.big.toLocaleString('en-US')}-lead campaign`),
-    leadline: `${Math.round(r.rate).toLocaleString('en-US')} leads/s`,
+    leadline: `${Math.round(l.rate).toLocaleString('en-US')} leads/s`,
+    floor: `${Math.round(f.rate).toLocaleString('en-US')} leads/s`,
+    ratio: fmtRatio(l.rate / f.rate),
+    ratioValue: l.rate / f.rate,
     target: TARGET,
-    met: r.rate >= 2000 && indexOnly,
+    met: l.rate >= 2000 && indexOnly,
     note:
-      `${r.attempts.toLocaleString('en-US')} attempts in ${S.dialerSeconds} s; simulate provider, 0 s calls, campaign ` +
-      `concurrency ${concurrency * 4} (${concurrency} per worker); worker CPU ${r.cpuUsPerLead.toFixed(0)} µs per lead, peak RSS ${r.rss.toFixed(0)} MB per worker; ` +
+      `${l.attempts.toLocaleString('en-US')} attempts in ${seconds} s (${S.dialerRounds} turns), the floor ${f.attempts.toLocaleString('en-US')} ` +
+      `in turns between them; simulate provider, 0 s calls, campaign concurrency ${concurrency * 4} (${concurrency} per worker); ` +
+      `worker CPU per lead ${l.cpuUs.toFixed(0)} µs (floor ${f.cpuUs.toFixed(0)} µs), peak RSS ${l.rss.toFixed(0)} MB per worker; ` +
+      `floor: bench/floor/dialer.js, claim, open and close as one statement each for up to ${concurrency} leads, no compliance checks or events; ` +
       `claim plan ${indexOnly ? 'uses an index, no sequential scan' : 'HAS A SEQUENTIAL SCAN OR NO INDEX'} (below)`,
   });
   plans.push({ title: 'PostgreSQL: the dialer claim statement (EXPLAIN)', plan: r.plan });
