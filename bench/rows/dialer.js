@@ -10,7 +10,7 @@
  * no sequential scan.
  */
 import { spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { openSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { openStore } from '../../dist/store/index.js';
@@ -30,6 +30,24 @@ async function dialerApi() {
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU of every PostgreSQL process on this machine (its backends, WAL writer,
+ * checkpointer), in ms: the database's share of a lead. Backends that end
+ * inside a window lose theirs, so the workers' connections must outlive it.
+ */
+function postgresCpuMs() {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(pid) || 0;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }
 
 /**
@@ -55,13 +73,15 @@ async function runWorkers({ url, db, campaignId, workers, command, warmSeconds, 
     if (children.some((c) => c.child.exitCode !== null)) throw new Error(`a dialer worker exited; see ${logFile}`);
     const n0 = await count();
     const cpu0 = children.map((c) => cpuMs(c.child.pid));
+    const pg0 = postgresCpuMs();
     const t0 = Date.now();
     await new Promise((r) => setTimeout(r, seconds * 1000));
     const n1 = await count();
     const elapsed = (Date.now() - t0) / 1000;
     const cpu = children.reduce((acc, c, i) => acc + (cpuMs(c.child.pid) - cpu0[i]), 0);
+    const pgCpu = postgresCpuMs() - pg0;
     const rss = Math.max(...children.map((c) => peakRssMb(c.child.pid) ?? 0));
-    return { attempts: n1 - n0, seconds: elapsed, cpuMs: cpu, rss };
+    return { attempts: n1 - n0, seconds: elapsed, cpuMs: cpu, pgCpuMs: pgCpu, rss };
   } finally {
     for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGTERM');
     // unref'd: a pending 15 s timer would otherwise hold the bench open after the workers exit
@@ -77,6 +97,7 @@ const total = (runs) => {
     attempts,
     rate: attempts / runs.reduce((a, r) => a + r.seconds, 0),
     cpuUs: (runs.reduce((a, r) => a + r.cpuMs, 0) * 1000) / attempts,
+    pgCpuUs: (runs.reduce((a, r) => a + r.pgCpuMs, 0) * 1000) / attempts,
     rss: Math.max(...runs.map((r) => r.rss)),
   };
 };
@@ -177,7 +198,8 @@ export async function dialerRow(ctx, concurrency) {
     note:
       `${l.attempts.toLocaleString('en-US')} attempts in ${seconds} s (${S.dialerRounds} turns), the floor ${f.attempts.toLocaleString('en-US')} ` +
       `in turns between them; simulate provider, 0 s calls, campaign concurrency ${concurrency * 4} (${concurrency} per worker); ` +
-      `worker CPU per lead ${l.cpuUs.toFixed(0)} µs (floor ${f.cpuUs.toFixed(0)} µs), peak RSS ${l.rss.toFixed(0)} MB per worker; ` +
+      `CPU per lead: workers ${l.cpuUs.toFixed(0)} µs (floor ${f.cpuUs.toFixed(0)} µs), PostgreSQL ${l.pgCpuUs.toFixed(0)} µs ` +
+      `(floor ${f.pgCpuUs.toFixed(0)} µs); peak RSS ${l.rss.toFixed(0)} MB per worker; ` +
       `floor: bench/floor/dialer.js, claim, open and close as one statement each for up to ${concurrency} leads, no compliance checks or events; ` +
       `claim plan ${indexOnly ? 'uses an index, no sequential scan' : 'HAS A SEQUENTIAL SCAN OR NO INDEX'} (below)`,
   });
