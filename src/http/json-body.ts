@@ -25,13 +25,14 @@ const mayPoison = (text: string) => text.includes('__proto__') || text.includes(
 /**
  * Fastify's own JSON parser (it refuses __proto__ and constructor.prototype
  * keys), after a depth check of the body's bytes (so it is read as a Buffer
- * and decoded here, once, as Fastify would for a string parser); a text that cannot hold either key is parsed
- * by JSON.parse alone, and any it refuses goes to Fastify's parser, which
- * answers with its own error. With one exception: a DELETE carrying
- * `Content-Type: application/json` and no body is simply a request without
- * one. The spec says requests use that content type, so clients set it on
- * every call; DELETE /leads takes its input from the query string, and
- * refusing it for an empty body was a 400 on a valid request.
+ * and decoded here, once, as Fastify would for a string parser); a text that
+ * cannot hold either key is parsed by JSON.parse alone, and any it refuses
+ * goes to Fastify's parser, which answers with its own error. With one
+ * exception: a DELETE carrying `Content-Type: application/json` and no body
+ * is simply a request without one. The spec says requests use that content
+ * type, so clients set it on every call; DELETE /leads takes its input from
+ * the query string, and refusing it for an empty body was a 400 on a valid
+ * request.
  */
 export function parseJsonBodies(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
