@@ -49,7 +49,8 @@ const wants = (row) => !onlyRows || onlyRows.includes(String(row));
  * bulk: leads per bulk request; rounds × perRound: timed requests per side in a
  * latency row; list: page size of row 3; big: the campaign of rows 4 and 7;
  * tpRounds × seconds: closed-loop time per side in rows 5 and 6; dncWarmClaims of
- * row 13's claims per side warm the caches, dncClaims are timed.
+ * row 13's claims per side warm the caches, dncClaims are timed; dialerRounds
+ * turns per side in row 7, each dialerWarmSeconds then dialerSeconds counted.
  */
 const S = quick
   ? {

@@ -68,7 +68,7 @@ const CLAIM = `
   )
   update leads l set status = 'attempting', claimed_by = $5, claimed_at = $6, next_attempt_at = $7
   from picked where l.seq = picked.seq
-  returning l.seq, l.id, l.phone_number, l.attempts`;
+  returning l.seq, l.id, l.phone_number, l.attempts, l.extra_attempts`;
 
 const OPEN = {
   name: 'floor-open',
@@ -131,7 +131,7 @@ while (!stopping) {
       answered.map((a) => (a ? 1 : 0)),
       answered.map((a) => (a ? 'answered' : 'no-answer')),
       leads.map((l) => l.seq),
-      leads.map((l, i) => (answered[i] ? 'concluded' : l.attempts + 1 >= maxAttempts ? 'exhausted' : 'attempting')),
+      leads.map((l, i) => (answered[i] ? 'concluded' : l.attempts + 1 >= maxAttempts + l.extra_attempts ? 'exhausted' : 'attempting')),
       answered.map((a) => (a ? null : retryAt)),
     ],
   });

@@ -10,7 +10,7 @@
  * no sequential scan.
  */
 import { spawn } from 'node:child_process';
-import { openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { openStore } from '../../dist/store/index.js';
@@ -20,6 +20,8 @@ import { fmtRatio } from '../lib/stats.js';
 import { check } from './checks.js';
 
 const FLOOR_DIALER = fileURLToPath(new URL('../floor/dialer.js', import.meta.url));
+/** the floor workers' ids start with it, so that what they left can be found */
+const FLOOR_WORKER = 'floor-';
 
 /** null when the dialer is not there (yet) */
 async function dialerApi() {
@@ -60,12 +62,17 @@ async function runWorkers({ url, db, campaignId, workers, command, warmSeconds, 
   const children = [];
   try {
     const out = openSync(logFile, 'a');
-    for (let i = 0; i < workers; i++) {
-      const child = spawn(process.execPath, command(i), {
-        env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info' },
-        stdio: ['ignore', out, out],
-      });
-      children.push({ child, exited: new Promise((r) => child.once('exit', r)) });
+    try {
+      for (let i = 0; i < workers; i++) {
+        const child = spawn(process.execPath, command(i), {
+          env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'info' },
+          stdio: ['ignore', out, out],
+        });
+        children.push({ child, exited: new Promise((r) => child.once('exit', r)) });
+      }
+    } finally {
+      // the children hold their own copies; a turn's descriptor would otherwise stay open for the run
+      closeSync(out);
     }
     const count = async () =>
       Number((await sql`select count(*) as n from attempts where campaign_id = ${campaignId}`.execute(db.kysely)).rows[0].n);
@@ -90,7 +97,7 @@ async function runWorkers({ url, db, campaignId, workers, command, warmSeconds, 
   }
 }
 
-/** the rounds of one side added up: leads per second, worker CPU per lead, peak RSS */
+/** the rounds of one side added up: leads per second, the workers' and PostgreSQL's CPU per lead, peak RSS */
 const total = (runs) => {
   const attempts = runs.reduce((a, r) => a + r.attempts, 0);
   return {
@@ -134,20 +141,22 @@ async function benchDialer({ api, url, campaignId, workers, concurrency, rounds,
     const prof = process.env.BENCH_DIALER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_DIALER_PROF] : [];
     const sides = {
       leadline: () => [...prof, LEADLINE_BIN, 'dialer', '--campaign', campaignId, '--simulate-duration', '0s'],
-      floor: (i) => [FLOOR_DIALER, url, campaignId, String(concurrency), `floor-${process.pid}-${i}`],
+      floor: (i) => [FLOOR_DIALER, url, campaignId, String(concurrency), `${FLOOR_WORKER}${process.pid}-${i}`],
     };
     const runs = { leadline: [], floor: [] };
+    const common = { url, db, campaignId, workers, warmSeconds, seconds, logFile };
     for (let r = 0; r < rounds; r++) {
       for (const side of ['leadline', 'floor']) {
         log(`postgres: 7 dialer, ${side}, ${workers} workers for ${seconds} s (round ${r + 1} of ${rounds})`);
-        const common = { url, db, campaignId, workers, warmSeconds, seconds, logFile };
         runs[side].push(await runWorkers({ ...common, command: sides[side] }));
       }
     }
     // the floor did the work it is credited with: every attempt it opened is closed, and no lead is left held by it
     const { rows: left } = await sql`select
-        (select count(*) from attempts where campaign_id = ${campaignId} and worker like 'floor-%' and state <> 'closed') as open,
-        (select count(*) from leads where campaign_id = ${campaignId} and claimed_by like 'floor-%') as held`.execute(db.kysely);
+        (select count(*) from attempts where campaign_id = ${campaignId} and worker like ${`${FLOOR_WORKER}%`} and state <> 'closed') as open,
+        (select count(*) from leads where campaign_id = ${campaignId} and claimed_by like ${`${FLOOR_WORKER}%`}) as held`.execute(
+      db.kysely,
+    );
     const floorRuns = total(runs.floor);
     check('dialer', floorRuns.attempts > 0, 'the floor workers recorded no attempt');
     check(

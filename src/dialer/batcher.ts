@@ -1,15 +1,15 @@
 /**
  * Group commit: the items added while the event loop runs one task (a claim's
  * leads reach their openings together, the calls a timer ends reach their
- * closings together) are written in one batch once that task is over;
- * items that arrive while that write is in flight wait for it and go together
- * in the next. Nothing waits on a timer, so a quiet worker writes each item
- * at once (setImmediate: as soon as the current task and its promise jobs are
- * done, with no delay) and a busy one writes them in batches. With short calls the database spends more on
- * each tiny transaction than on the rows themselves: the dialer writes its
- * attempts' openings and closings this way. Writing the first item the moment
- * it was added made every claim's openings two transactions, one of a single
- * lead (bench row 7).
+ * closings together) are written in one batch once that task is over; items
+ * that arrive while that write is in flight wait for it and go together in the
+ * next. Nothing waits on a timer, so a quiet worker writes each item at once
+ * (setImmediate: as soon as the current task and its promise jobs are done)
+ * and a busy one writes them in batches. With short calls the database spends
+ * more on each tiny transaction than on the rows themselves: the dialer writes
+ * its attempts' openings and closings this way. Writing the first item the
+ * moment it was added made every claim's openings two transactions, one of a
+ * single lead (bench row 7).
  */
 interface Pending<I, O> {
   item: I;
