@@ -140,7 +140,18 @@ async function benchDialer({ api, url, campaignId, workers, concurrency, rounds,
     ).join('\n');
     const prof = process.env.BENCH_DIALER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_DIALER_PROF] : [];
     const sides = {
-      leadline: () => [...prof, LEADLINE_BIN, 'dialer', '--campaign', campaignId, '--simulate-duration', '0s'],
+      // each worker takes its 50 of the campaign's slots, as each floor worker does
+      leadline: () => [
+        ...prof,
+        LEADLINE_BIN,
+        'dialer',
+        '--campaign',
+        campaignId,
+        '--simulate-duration',
+        '0s',
+        '--max-calls',
+        String(concurrency),
+      ],
       floor: (i) => [FLOOR_DIALER, url, campaignId, String(concurrency), `${FLOOR_WORKER}${process.pid}-${i}`],
     };
     const runs = { leadline: [], floor: [] };

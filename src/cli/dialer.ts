@@ -13,7 +13,7 @@ import { liveDialers } from '../dialer/heartbeat.js';
 import { Dialer } from '../dialer/worker.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { arg, output, withStore } from './context.js';
+import { arg, output, positiveInt, withStore } from './context.js';
 import { announceDatabase } from './database.js';
 
 function duration(name: string, minMs = 0) {
@@ -56,6 +56,11 @@ export function registerDialer(program: Command): void {
       'on SIGTERM, how long calls in flight may take to finish before they are hung up (default 30s)',
       arg(duration('--grace')),
     )
+    .option(
+      '--max-calls <n>',
+      "calls in flight this worker runs at most, over all its campaigns (default: only each campaign's --concurrency caps it)",
+      arg(positiveInt('--max-calls')),
+    )
     .option('--predial-timeout <duration>', 'how long the predial function may take (default 5s)', arg(duration('--predial-timeout', 1000)))
     .option(
       '--simulate-duration <range>',
@@ -88,6 +93,7 @@ export function registerDialer(program: Command): void {
           claimTimeoutMs: o.claimTimeout ?? 60_000,
           pollIntervalMs: o.pollInterval ?? 60_000,
           predialTimeoutMs: o.predialTimeout ?? 5000,
+          maxCalls: o.maxCalls,
           // absent: each campaign's own simulate duration
           simulateDurationMs: o.simulateDuration,
           publicUrl: config.publicUrl,

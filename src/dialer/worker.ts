@@ -49,6 +49,8 @@ export interface DialerOptions extends Partial<ProviderOptions> {
   campaignRefreshMs?: number;
   /** calls in a row that could not be placed before the campaign is paused */
   pauseAfter?: number;
+  /** calls in flight this worker runs at most, over all its campaigns; absent: only the campaigns' concurrency caps it */
+  maxCalls?: number;
 }
 
 interface InFlight {
@@ -82,6 +84,7 @@ export class Dialer {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly claimTimeoutMs: number;
+  private readonly maxCalls: number;
   private readonly deps: CallDeps;
   private readonly providers: ProviderOptions;
   private readonly inFlight = new Map<number, InFlight>();
@@ -106,6 +109,7 @@ export class Dialer {
     this.now = o.now ?? Date.now;
     this.startedAt = this.now();
     this.claimTimeoutMs = o.claimTimeoutMs ?? 60_000;
+    this.maxCalls = o.maxCalls ?? Number.POSITIVE_INFINITY;
     this.schedule = new Schedule(this.store, o.pollIntervalMs ?? 60_000, FULL_POLL_MS);
     const recorder = new AttemptRecorder(o.store, this.now);
     const pacer = new Pacer(o.store.pacing);
@@ -243,7 +247,10 @@ export class Dialer {
   private async fill(c: DialerCampaign, dueBy?: number): Promise<'full' | 'idle' | 'closed'> {
     if (c.row.paused_at !== null || !isOpen(c.hours, c.timezone, new Date(this.now()))) return 'closed';
     for (;;) {
-      const free = c.row.concurrency - (this.perCampaign.get(c.id) ?? 0);
+      // This worker's share: what the campaign allows beside its own calls, and
+      // what --max-calls leaves. Without the cap the first of several dialers to
+      // claim takes every free slot, and the others only find the campaign full.
+      const free = Math.min(c.row.concurrency - (this.perCampaign.get(c.id) ?? 0), this.maxCalls - this.inFlight.size);
       if (free <= 0) return 'full';
       if (this.stopping) return 'idle';
       const now = this.now();

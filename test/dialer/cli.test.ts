@@ -315,6 +315,9 @@ describe('leadline dialer, recycle and lead explain', () => {
     const dialer = await run(['dialer', '--once', '--campaign', 'cp_missing']);
     expect(dialer.code).toBe(1);
     expect((await run(['dialer', '--claim-timeout', 'soon'])).code).toBe(2);
+    const noCalls = await run(['dialer', '--max-calls', '0']);
+    expect(noCalls.code).toBe(2);
+    expect(noCalls.stderr).toContain('--max-calls must be a whole number of at least 1, got "0"');
   });
 
   it('SIGTERM: calls in flight finish within the grace period, then it exits 0', async () => {
