@@ -56,7 +56,9 @@ function random(n) {
   if (used + n > pool.length) [pool, used] = [randomBytes(4096), 0];
   return pool.subarray(used, (used += n));
 }
-const newId = (bytes, i) => 'ld_' + bytes.subarray(i * 16, i * 16 + 16).toString('base64url');
+// the time first, as leadline's ids (src/ids.ts): new entries of the id index land at its right edge
+const idPrefix = () => 'ld_' + Date.now().toString(36).padStart(9, '0');
+const newId = (prefix, bytes, i) => prefix + bytes.subarray(i * 16, i * 16 + 16).toString('base64url');
 
 const toRow = (id, l) => ({
   id,
@@ -77,7 +79,8 @@ async function bulk(body) {
   const rowsFor = (some) => {
     const bytes = random(16 * some.length);
     asked = some;
-    rows = some.map((l, i) => toRow(newId(bytes, i), l));
+    const prefix = idPrefix();
+    rows = some.map((l, i) => toRow(newId(prefix, bytes, i), l));
     return rows;
   };
   const inserted = new Set(await db.insert(campaignId, Date.now(), leads, rowsFor));
@@ -102,7 +105,7 @@ async function bulk(body) {
 
 async function createOne(body) {
   const { campaignId, ...lead } = JSON.parse(body);
-  const id = await db.insertOne(campaignId, Date.now(), toRow(newId(random(16), 0), lead));
+  const id = await db.insertOne(campaignId, Date.now(), toRow(newId(idPrefix(), random(16), 0), lead));
   return id === null
     ? [409, '{"success":false,"data":null,"error":{"code":"conflict","message":"Lead already exists"}}']
     : [201, `{"success":true,"data":{"leadId":${q(id)}},"error":null}`];

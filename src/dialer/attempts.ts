@@ -5,7 +5,7 @@
  * The store writes both at once (store/queue.ts close).
  */
 import { retryDelayFor } from '../campaigns/retry-delays.js';
-import { newId } from '../ids.js';
+import { orderedIds } from '../ids.js';
 import { type LeadStatus, nextStatus } from '../leads/lifecycle.js';
 import type { Store } from '../store/index.js';
 import type { AttemptResult, ClaimedLead, Closing, PendingAttempt } from '../store/queue.js';
@@ -31,7 +31,7 @@ export interface RetryDelays {
   byOutcome: string;
 }
 
-export const newAttemptId = (): string => newId('at_');
+export const newAttemptId = (): string => orderedIds('at_', 1)[0]!;
 
 interface MoveFrom {
   seq: number;

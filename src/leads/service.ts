@@ -5,7 +5,7 @@
  */
 import { cachedCampaign } from '../campaigns/cache.js';
 import { AppError, MESSAGES, validation } from '../errors.js';
-import { newIds } from '../ids.js';
+import { orderedIds } from '../ids.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import type { Store } from '../store/index.js';
 import type { IdentifierRow, LeadRow, Lookup, NewLeadRow } from '../store/leads.js';
@@ -60,7 +60,7 @@ export class LeadService {
   async create(p: Access, body: LeadInput & { campaignId: string }): Promise<string> {
     const campaign = await this.reach(p, body.campaignId, 'not_found');
     if (body.phoneNumber === undefined && !campaign.predial_url) throw validation(MESSAGES.noPredial);
-    const [id] = newIds('ld_', 1);
+    const [id] = orderedIds('ld_', 1, this.now());
     const row = toRow(id!, body);
     // A lead deleted between the failed insert and the lookup: try the insert again.
     for (let attempt = 0; attempt < 3; attempt++) {
