@@ -97,10 +97,10 @@ async function seed(db, { first, last, measured, due }) {
 }
 
 /**
- * Warm-up requests (claims) before the timed ones of each round: the first
- * round's were otherwise the first this process (or the server, started for
- * the round) ever ran, and three runs of the 10M scale gave the bulk create
- * 47-70 ms at 1M against 70-77 ms at 10M.
+ * Untimed claims and bulk creates before the timed ones of each size: the
+ * first were otherwise the first this process (or the server, started for
+ * the size) ever ran, on a cache the seed had just emptied, and three runs of
+ * the 10M scale gave the bulk create 47-70 ms at 1M against 70-77 ms at 10M.
  */
 const WARM = 5;
 

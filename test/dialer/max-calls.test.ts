@@ -3,12 +3,15 @@
  * campaign's concurrency. Two workers on one campaign whose concurrency
  * could hold all its leads at once each keep to their cap, and between them
  * call every lead once; without a cap the first to claim takes every slot.
+ * The last test starts the compiled CLI, so the option reaches the worker.
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { Dialer } from '../../src/dialer/worker.js';
-import { availableStores, useStore } from '../helpers/db.js';
+import { availableStores, createTestStore, useStore } from '../helpers/db.js';
+import { cli } from './dialer-process.js';
+import { ALLOW_STUBS, startStub } from './http-stub.js';
 import { attemptRows, makeCampaign, seedLeads } from './support.js';
 
 const silent = pino({ level: 'silent' });
@@ -89,5 +92,37 @@ describe.each(await availableStores())('dialer --max-calls on %s', (kind) => {
     const a = counter();
     expect(await worker(c, a.sleep).runOnce()).toMatchObject({ attempts: 8 });
     expect(a.seen.most).toBe(8);
+  });
+});
+
+describe('leadline dialer --max-calls, the process', () => {
+  it('a worker started with --max-calls 2 never has more than 2 calls at the provider', async () => {
+    const store = await createTestStore('sqlite');
+    const db = await store.open();
+    const seen = { running: 0, most: 0, calls: 0 };
+    const phone = await startStub(null, async () => {
+      seen.running++;
+      seen.calls++;
+      seen.most = Math.max(seen.most, seen.running);
+      await new Promise((r) => setTimeout(r, 100));
+      seen.running--;
+      return { body: { success: true, outcome: 'answered' } };
+    });
+    try {
+      const c = await makeCampaign(db, { provider: 'webhook', provider_url: phone.url, concurrency: 8 });
+      await seedLeads(
+        db,
+        c,
+        Array.from({ length: 6 }, () => ({})),
+      );
+      const run = await cli(['dialer', '--once', '--campaign', c, '--max-calls', '2'], { DATABASE_URL: store.url, ...ALLOW_STUBS });
+      expect(run.code, run.stderr).toBe(0);
+      expect(seen.calls).toBe(6);
+      expect(seen.most).toBe(2);
+    } finally {
+      await phone.close();
+      await db.close();
+      await store.drop();
+    }
   });
 });
