@@ -39,6 +39,7 @@ export const MESSAGES = {
   notFound: 'Not found',
   internal: 'Internal server error',
   invalidCursor: 'Invalid cursor',
+  invalidJson: 'Request body is not valid JSON',
   noPredial: 'Campaign has no predial function configured; phoneNumber is required',
   unavailable: 'Service temporarily unavailable',
   invalidSignature: 'Invalid or missing webhook signature',

@@ -68,7 +68,7 @@ function toAppError(err: FastifyError, request: FastifyRequest, bodyLimit: numbe
       return new AppError('validation', 'Request body is empty; send a JSON object');
   }
   if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return new AppError('validation', 'Request body is not valid JSON');
+    return new AppError('validation', MESSAGES.invalidJson);
   }
   if (isUnavailable(err)) return new AppError('unavailable', MESSAGES.unavailable);
   const status = err.statusCode ?? 500;

@@ -1,5 +1,6 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, MESSAGES, validation } from '../errors.js';
 import { nestedDeeperThan } from './json-depth.js';
 
 /** deepest nesting of arrays and objects a request body may have; the deepest real body (bulk → lead → metadata) needs a few */
@@ -41,6 +42,11 @@ export function parseJsonBodies(app: FastifyInstance): void {
     const bytes = body as Buffer;
     if (bytes.length === 0 && request.method === 'DELETE') return done(null, undefined);
     if (nestedDeeperThan(bytes, MAX_JSON_DEPTH)) return done(new BodyTooDeepError(), undefined);
+    // JSON text is UTF-8 (RFC 8259, 8.1), whatever charset the request names. Decoding
+    // other bytes would turn each invalid one into U+FFFD: "José" sent as Latin-1 was
+    // stored as "Jos\uFFFD", and "Josè" then refused as its duplicate. 4 µs for a
+    // 1000-lead body (simdutf).
+    if (!isUtf8(bytes)) return done(validation(MESSAGES.invalidJson), undefined);
     const text = bytes.toString('utf8');
     if (mayPoison(text)) return parse(request, text, done);
     let value: unknown;
