@@ -158,6 +158,21 @@ export const jsonText = (value: object): string => (value as WithText)[TEXT] ?? 
 const SCALAR_BYTES = 24;
 
 /**
+ * What budgetLeft answers for a number JSON cannot carry: JSON.parse reads
+ * 1e400 as Infinity, which JSON.stringify writes as null, so the lead would
+ * have been stored with `{"big":null}` where the client sent 1e400.
+ */
+const UNSTORABLE = Number.NEGATIVE_INFINITY;
+
+/** whether a parsed JSON value holds a number JSON cannot carry (±Infinity) */
+function hasUnstorableNumber(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (typeof value !== 'object' || value === null) return false;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) if (hasUnstorableNumber(v)) return true;
+  return false;
+}
+
+/**
  * What is left of `budget` bytes after the most JSON.stringify can write for
  * `value`, a parsed JSON value: each UTF-16 unit of a string (or key) at most
  * 6 bytes (`\u001f`), quotes, colons, commas and brackets counted. Negative
@@ -165,6 +180,7 @@ const SCALAR_BYTES = 24;
  */
 function budgetLeft(value: unknown, budget: number): number {
   if (typeof value === 'string') return budget - 2 - 6 * value.length;
+  if (typeof value === 'number') return Number.isFinite(value) ? budget - SCALAR_BYTES : UNSTORABLE;
   if (typeof value !== 'object' || value === null) return budget - SCALAR_BYTES;
   if (Array.isArray(value)) {
     let left = budget - 2 - value.length;
@@ -189,13 +205,16 @@ function budgetLeft(value: unknown, budget: number): number {
  * same as serialising it always.
  */
 function jsonBytesAtMost(value: object, max: number): boolean {
-  if (budgetLeft(value, max) >= 0) return true;
+  const left = budgetLeft(value, max);
+  if (left >= 0) return true;
+  // The walk stops where the bound is first passed, so a number past it is looked for here.
+  if (left === UNSTORABLE || hasUnstorableNumber(value)) return false;
   const text = JSON.stringify(value);
   (value as WithText)[TEXT] = text;
   return Buffer.byteLength(text) <= max;
 }
 
-/** Ajv keyword: the value serialised as JSON is at most N bytes. */
+/** Ajv keyword: the value serialised as JSON is at most N bytes, and holds no number too large to store. */
 export const maxJsonBytesKeyword = {
   keyword: 'maxJsonBytes',
   type: 'object',

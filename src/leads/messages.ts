@@ -11,7 +11,7 @@ export interface SchemaError {
 const FIELD: Record<string, string> = {
   phoneNumber: 'phoneNumber must be in E.164 format: a plus sign and 2 to 15 digits, the first not 0 (e.g. +14155550123)',
   externalId: 'externalId must be a non-empty string of at most 255 characters, without NUL or unpaired surrogate characters',
-  metadata: 'metadata must be a JSON object of at most 16 KiB',
+  metadata: 'metadata must be a JSON object of at most 16 KiB, its numbers within ±1.8e308',
   scheduledFor: 'scheduledFor must be an ISO 8601 timestamp with a timezone (Z or ±hh:mm)',
   priority: 'priority must be an integer from 0 to 100',
   campaignId: 'campaignId must be a non-empty string, without NUL or unpaired surrogate characters',

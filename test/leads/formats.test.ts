@@ -73,6 +73,14 @@ describe('maxJsonBytes and jsonText', () => {
     expect(checked).toBe(32000);
   });
 
+  it('refuses a number JSON cannot carry (1e400 parses to Infinity, which would be stored as null), wherever it sits', () => {
+    expect(maxJsonBytesKeyword.validate(16 * 1024, JSON.parse('{"big":1e400}'))).toBe(false);
+    expect(maxJsonBytesKeyword.validate(16 * 1024, JSON.parse('{"a":[1,{"b":-1e400}]}'))).toBe(false);
+    // past the walk's bound (a long string first), so the exact check must look for it too
+    expect(maxJsonBytesKeyword.validate(16 * 1024, { s: 'x'.repeat(3000), big: Number.POSITIVE_INFINITY })).toBe(false);
+    expect(maxJsonBytesKeyword.validate(16 * 1024, { s: 'x'.repeat(3000), n: 1.7976931348623157e308 })).toBe(true);
+  });
+
   it('serialises an object the check never saw', () => {
     expect(jsonText({ a: 1 })).toBe('{"a":1}');
   });

@@ -37,7 +37,7 @@ describe.each(await availableStores())('hostile-input regressions on %s', (kind)
           `"${'x'.repeat(17_000)}"}`,
         ),
       });
-      expectError(wide, 400, 'metadata must be a JSON object of at most 16 KiB');
+      expectError(wide, 400, 'metadata must be a JSON object of at most 16 KiB, its numbers within ±1.8e308');
     });
 
     it('a URL that cannot be percent-decoded: 400 envelope that does not echo the path', async () => {
