@@ -148,7 +148,7 @@ async function figures({ db, url, log, measured, key, logFile, round }) {
       WARM + 10,
     );
     const first = `/api/v1/leads?campaignId=${measured}&limit=1000`;
-    const last = `${first}&cursor=${await lastPageCursor({ db }, measured, 1000)}`;
+    const last = `${first}&cursor=${(await lastPageCursor({ db }, measured, 1000)).cursor}`;
     const pages = await sequential(server.url, (i) => ({ path: i % 2 ? last : first, headers: H }), 40);
     log(`scale: ${round} figures taken`);
     return {

@@ -340,6 +340,8 @@ export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', outb
     insertWithEvents: lookupThen(outboxForms[outbox]),
     insertOne: async (campaignId, now, row) => (await insertForms.values(campaignId, now, [row]))[0] ?? null,
     page,
+    /** the database's own key, which leadline's list cursors are made with (bench/floor/cursor.js) */
+    databaseKey: async () => Buffer.from((await run('select key from number_digest_key where id = 1'))[0].key, 'hex'),
     close: () => pool.end(),
   };
 }

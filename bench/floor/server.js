@@ -28,6 +28,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { listCursors } from './cursor.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 
@@ -43,8 +44,7 @@ const db = dbUrl.startsWith('postgres')
     ? openSqlite(dbUrl.slice('sqlite:'.length), forms)
     : null;
 
-const encodeCursor = (seq) => Buffer.from(`v1.${Number(seq).toString(36)}`).toString('base64url');
-const decodeCursor = (c) => parseInt(Buffer.from(c, 'base64url').toString('latin1').slice(3), 36);
+const cursors = db && listCursors(await db.databaseKey());
 const q = JSON.stringify;
 
 // ids as leadline makes them: 16 random bytes, base64url; a single create
@@ -115,9 +115,9 @@ async function list(url) {
   const campaignId = url.searchParams.get('campaignId');
   const limit = Number(url.searchParams.get('limit') ?? 1000);
   const cursor = url.searchParams.get('cursor');
-  const after = cursor ? decodeCursor(cursor) : 0;
+  const after = cursor ? cursors.decode(campaignId, cursor) : 0;
   const { page, n, last, more } = await db.page(campaignId, after, limit);
-  const next = encodeCursor(last === null ? after : last);
+  const next = cursors.encode(campaignId, last === null ? after : last);
   return [200, `{"success":true,"data":{"leads":${page},"count":${n},"cursor":${q(next)},"hasMore":${more}},"error":null}`];
 }
 

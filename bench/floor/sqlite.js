@@ -276,6 +276,8 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
     insertWithEvents: async (campaignId, now, leads, rowsFor = asRows) => withEvents(campaignId, now, leads, rowsFor),
     insertOne: async (campaignId, now, row) => insertForms.values(campaignId, now, [row])[0] ?? null,
     page: async (campaignId, after, limit) => page(campaignId, after, limit),
+    /** the database's own key, which leadline's list cursors are made with (bench/floor/cursor.js) */
+    databaseKey: async () => Buffer.from(db.prepare('select key from number_digest_key where id = 1').get().key, 'hex'),
     close: async () => db.close(),
   };
 }

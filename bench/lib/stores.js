@@ -131,11 +131,13 @@ export async function analyzeLeads(store) {
   if (store.kind === 'postgres') await admin('analyze leads', store.url);
 }
 
-/** the cursor a client walking the campaign holds just before its last page */
+/** the cursor a client walking the campaign holds just before its last page, and the position it holds */
 export async function lastPageCursor(store, campaignId, pageSize) {
   const { sql } = await import('kysely');
-  const { encodeCursor } = await import('../../dist/leads/cursor.js');
+  const { ListCursors } = await import('../../dist/leads/cursor.js');
   const { rows } = await sql`
     select seq from leads where campaign_id = ${campaignId} order by seq desc limit 1 offset ${pageSize}`.execute(store.db.kysely);
-  return encodeCursor(Number(rows[0].seq));
+  const seq = Number(rows[0].seq);
+  const cursors = new ListCursors(await store.db.databaseKey());
+  return { cursor: cursors.encode(campaignId, seq), seq };
 }

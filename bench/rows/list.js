@@ -63,11 +63,12 @@ export async function listRow(ctx, have) {
   servers.splice(servers.indexOf(floorOther), 1);
 }
 
+/** `lastCursor`: bench/lib/stores.js lastPageCursor's answer, the cursor and the position it holds */
 export async function pagesRow(ctx, lastCursor) {
   const { S, H, leadline, floor, store, campaigns, base, rows, plans, log, kind } = ctx;
   log(`${kind}: 4 first vs last page of ${S.big.toLocaleString('en-US')}`);
   const first = `/api/v1/leads?campaignId=${campaigns.million}&limit=${S.page}`;
-  const last = `${first}&cursor=${lastCursor}`;
+  const last = `${first}&cursor=${lastCursor.cursor}`;
   const lastBody = JSON.parse((await fetchText(leadline.url + last, { headers: H })).text).data;
   check('last page', lastBody.count === S.page && lastBody.hasMore === false, `got ${lastBody.count} leads, hasMore ${lastBody.hasMore}`);
   // first and last alternate request by request on one connection
@@ -101,14 +102,13 @@ export async function pagesRow(ctx, lastCursor) {
     note: `floor last/first ${fmtRatio(median(f.last) / median(f.first))}; ${S.big / 10} later leads of another campaign follow the million`,
   });
   // the plan of leadline's own statement for the last page
-  const { decodeCursor } = await import('../../dist/leads/cursor.js');
   const { SqliteLeadStore } = await import('../../dist/store/sqlite/leads.js');
   const { PostgresLeadStore } = await import('../../dist/store/postgres/leads.js');
   const Leads = kind === 'postgres' ? PostgresLeadStore : SqliteLeadStore;
   // a lead store over the capturing Kysely (its database and its executor):
   // listPage runs on the executor alone
   const statements = await capture(store, (k) =>
-    new Leads({ kysely: k }, k).listPage(campaigns.million, undefined, decodeCursor(lastCursor), S.page),
+    new Leads({ kysely: k }, k).listPage(campaigns.million, undefined, lastCursor.seq, S.page),
   );
   for (const st of statements) plans.push({ title: `${base(4).store}: the last page's statement`, plan: await explain(store, st) });
 }

@@ -10,7 +10,7 @@ import type { CampaignRow } from '../store/campaigns.js';
 import type { Store } from '../store/index.js';
 import type { IdentifierRow, LeadRow, Lookup, NewLeadRow } from '../store/leads.js';
 import { insertThenLookup, lookupThenInsert } from './bulk-create.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { ListCursors } from './cursor.js';
 import { jsonText, toUtcIso } from './formats.js';
 import type { LeadStatus } from './lifecycle.js';
 import { DEFAULT_PAGE, type IdentifierEntry, type LeadInput, MAX_PAGE } from './schemas.js';
@@ -52,6 +52,8 @@ export interface ListPage {
 
 type Denial = 'not_found' | 'forbidden';
 export class LeadService {
+  private cursorCodec: Promise<ListCursors> | undefined;
+
   constructor(
     private readonly store: Store,
     private readonly now: () => number = Date.now,
@@ -114,18 +116,32 @@ export class LeadService {
 
   async list(p: Access, query: { campaignId: string; status?: LeadStatus; limit?: string; cursor?: string }): Promise<ListPage> {
     const limit = query.limit === undefined ? DEFAULT_PAGE : Math.min(Number(query.limit), MAX_PAGE);
-    const after = afterOf(query.cursor);
+    const cursors = await this.cursors();
+    const after = afterOf(cursors, query.campaignId, query.cursor);
     const campaign = await this.reach(p, query.campaignId, 'not_found');
     const page = await this.store.leads.listPage(campaign.id, query.status, after, limit);
-    return { leadsJson: page.page, count: page.n, cursor: encodeCursor(page.last ?? after), hasMore: page.more };
+    return { leadsJson: page.page, count: page.n, cursor: cursors.encode(campaign.id, page.last ?? after), hasMore: page.more };
   }
 
   /** the same page as list(), as typed rows (the dashboard's table) */
   async rows(p: Access, query: { campaignId: string; status?: LeadStatus; limit: number; cursor?: string }): Promise<RowsPage> {
-    const after = afterOf(query.cursor);
+    const cursors = await this.cursors();
+    const after = afterOf(cursors, query.campaignId, query.cursor);
     const campaign = await this.reach(p, query.campaignId, 'not_found');
     const page = await this.store.leads.page(campaign.id, query.status, after, Math.min(query.limit, MAX_PAGE));
-    return { leads: page.leads, cursor: encodeCursor(page.leads.at(-1)?.seq ?? after), hasMore: page.more };
+    return { leads: page.leads, cursor: cursors.encode(campaign.id, page.leads.at(-1)?.seq ?? after), hasMore: page.more };
+  }
+
+  /** the list cursors of this database; its key is read once (a failed read is tried again next time) */
+  cursors(): Promise<ListCursors> {
+    this.cursorCodec ??= this.store.databaseKey().then(
+      (key) => new ListCursors(key),
+      (err) => {
+        this.cursorCodec = undefined;
+        throw err;
+      },
+    );
+    return this.cursorCodec;
   }
 
   async deleteOne(p: Access, query: IdentifierEntry & { campaignId: string }): Promise<void> {
@@ -189,9 +205,9 @@ export class LeadService {
   }
 }
 
-/** the seq a cursor points after; 0 without one */
-function afterOf(cursor: string | undefined): number {
-  const after = cursor === undefined ? 0 : decodeCursor(cursor);
+/** the seq a cursor of the campaign points after; 0 without one */
+function afterOf(cursors: ListCursors, campaignId: string, cursor: string | undefined): number {
+  const after = cursor === undefined ? 0 : cursors.decode(campaignId, cursor);
   if (after === null) throw validation(MESSAGES.invalidCursor);
   return after;
 }

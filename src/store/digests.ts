@@ -13,17 +13,24 @@ export type Digester = (companyId: string, phoneNumber: string) => Promise<strin
 /** the key never changes once the migration made it: read once per process and database */
 const keys = new WeakMap<Db, Buffer>();
 
+/**
+ * The database's own random key (number_digest_key, migration 0015), read
+ * through `ex` the first time. The number digests use it as it is; the list
+ * cursors (src/leads/cursor.ts) derive keys of their own from it.
+ */
+export async function databaseKey(db: Db, ex: Executor): Promise<Buffer> {
+  let key = keys.get(db);
+  if (!key) {
+    const row = await ex.selectFrom('number_digest_key').select('key').where('id', '=', 1).executeTakeFirstOrThrow();
+    key = Buffer.from(row.key, 'hex');
+    keys.set(db, key);
+  }
+  return key;
+}
+
 /** the digests of the numbers in `db`, its key read through `ex` the first time */
 export function digester(db: Db, ex: Executor): Digester {
-  return async (companyId, phoneNumber) => {
-    let key = keys.get(db);
-    if (!key) {
-      const row = await ex.selectFrom('number_digest_key').select('key').where('id', '=', 1).executeTakeFirstOrThrow();
-      key = Buffer.from(row.key, 'hex');
-      keys.set(db, key);
-    }
-    return numberDigest(key, companyId, phoneNumber);
-  };
+  return async (companyId, phoneNumber) => numberDigest(await databaseKey(db, ex), companyId, phoneNumber);
 }
 
 /** ids per statement: well under both databases' limits on bound values */

@@ -11,7 +11,7 @@ import { KyselyAttemptStore } from './attempts.js';
 import { KyselyCampaignStore } from './campaigns.js';
 import { KyselyCompanyStore } from './companies.js';
 import { KyselyDialerStore } from './dialers.js';
-import { digester } from './digests.js';
+import { databaseKey, digester } from './digests.js';
 import { KyselyDncStore } from './dnc.js';
 import { type EventStore, KyselyEventStore, PostgresEventStore } from './events.js';
 import { KyselyKeyStore } from './keys.js';
@@ -88,6 +88,7 @@ export function storeOn(db: Db): Store {
     ...db,
     ...tables(db, db.kysely, parts),
     transaction: (fn, o) => db.writeTx((tx) => fn(inTx(tx)), o),
+    databaseKey: () => databaseKey(db, db.kysely),
   };
 }
 

@@ -50,4 +50,6 @@ export interface Store extends Db, Tables {
    * when it loses a deadlock. `bounded`: see Db.writeTx.
    */
   transaction<T>(fn: (tx: TxStore) => Promise<T>, opts?: WriteTxOptions): Promise<T>;
+  /** the database's own random key (src/store/digests.ts), which purpose-made keys are derived from */
+  databaseKey(): Promise<Buffer>;
 }

@@ -9,7 +9,6 @@ import { createCampaign, deleteCampaign, updateCampaign } from '../campaigns/ser
 import { type Secrets, secretsFor } from '../crypto/secrets.js';
 import type { CampaignSettings } from '../campaigns/settings.js';
 import { AppError, MESSAGES } from '../errors.js';
-import { decodeCursor, encodeCursor } from '../leads/cursor.js';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/lifecycle.js';
 import { STORABLE_TEXT } from '../leads/schemas.js';
 import { type Access, LeadService } from '../leads/service.js';
@@ -144,11 +143,17 @@ export class Dashboard {
   async leadsPage(companyId: string, campaignId: string, o: { status?: LeadStatus; cursor?: string }): Promise<LeadsPage> {
     await this.campaign(companyId, campaignId);
     const page = await this.leads.rows(companyWide(companyId), { campaignId, status: o.status, cursor: o.cursor, limit: PAGE_SIZE });
-    const after = o.cursor === undefined ? null : decodeCursor(o.cursor);
+    const cursors = await this.leads.cursors();
+    const after = o.cursor === undefined ? null : cursors.decode(campaignId, o.cursor);
     // the page before this one: a keyset cursor only goes forward, so walk the index back one page
     const before = after === null ? undefined : await this.store.leads.pageStartBefore(campaignId, o.status, after, PAGE_SIZE);
-    const previous = before === undefined ? undefined : before === null ? null : encodeCursor(before);
+    const previous = before === undefined ? undefined : before === null ? null : cursors.encode(campaignId, before);
     return { leads: page.leads.map(view), next: page.hasMore ? page.cursor : null, previous };
+  }
+
+  /** whether `cursor` is one of the campaign's list cursors */
+  async isCursor(campaignId: string, cursor: string): Promise<boolean> {
+    return (await this.leads.cursors()).decode(campaignId, cursor) !== null;
   }
 
   /** the campaign's leads whose phone number or externalId starts or ends with `text` (LeadStore.search) */

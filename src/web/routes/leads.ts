@@ -1,6 +1,5 @@
 /** A campaign's leads: table, search, one lead, delete; Next up. */
 import type { FastifyInstance } from 'fastify';
-import { decodeCursor } from '../../leads/cursor.js';
 import { isLeadStatus } from '../../leads/lifecycle.js';
 import type { Dashboard } from '../dashboard.js';
 import { href, seg } from '../html.js';
@@ -17,7 +16,7 @@ export function leadRoutes(dash: Dashboard) {
       const campaign = await dash.campaign(v.companyId, params(request).campaignId!);
       const status = isLeadStatus(q.status) ? q.status : undefined;
       // A hand-edited cursor starts again from the first page rather than erroring.
-      const cursor = q.cursor && decodeCursor(q.cursor) !== null ? q.cursor : undefined;
+      const cursor = q.cursor && (await dash.isCursor(campaign.id, q.cursor)) ? q.cursor : undefined;
       const search = (typeof q.q === 'string' && q.q.trim()) || undefined;
       const counts = await dash.counts(v.companyId, campaign.id);
       const page = search
