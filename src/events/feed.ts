@@ -42,7 +42,12 @@ function data(row: EventRow, item: EventItem, numbers: Awaited<ReturnType<Store[
 
 /** up to `limit` messages of the scope after the position, oldest first */
 export async function readFeed(store: Store, scope: EventScope, from: Position, limit: number): Promise<FeedPage> {
-  const rows = await store.events.feed(scope, from, limit + 1);
+  // limit + 2 rows: the first may be the cursor's own row with nothing left
+  // unread, and every other row holds at least one item (an empty append writes
+  // none), so limit + 1 more rows hold an item past the page whenever one is
+  // readable. With limit + 1, a read-out cursor row plus `limit` one-item rows
+  // filled the page exactly and hasMore said false while events followed.
+  const rows = await store.events.feed(scope, from, limit + 2);
   const picked: { row: EventRow; index: number; item: EventItem }[] = [];
   let next = from;
   let hasMore = false;
