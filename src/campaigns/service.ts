@@ -128,11 +128,15 @@ export async function resumeCampaign(store: Store, campaignId: string): Promise<
   return resumed;
 }
 
-/** the campaign, its leads and their attempts, and the keys restricted to it; the number of leads deleted */
-export async function deleteCampaign(store: Store, campaignId: string): Promise<number> {
+/**
+ * The campaign, its leads (each with its lead.deleted event) and their
+ * attempts, and the keys restricted to it; the number of leads deleted. One
+ * transaction, whose statements take a bulk's 1000 leads at a time.
+ */
+export async function deleteCampaign(store: Store, campaignId: string, now = Date.now()): Promise<number> {
   const leads = await store.transaction(async (tx) => {
     if (!(await tx.campaigns.byId(campaignId))) throw new AppError('not_found', `campaign ${campaignId} not found`);
-    return tx.campaigns.remove(campaignId);
+    return tx.campaigns.remove(campaignId, now);
   });
   forgetCampaign(store, campaignId);
   return leads;

@@ -28,6 +28,7 @@ import { leadSearch } from './migrations/0018_lead_search.js';
 import { attemptsAccepted } from './migrations/0019_attempts_accepted.js';
 import { oneProviderCallIndex } from './migrations/0020_one_provider_call_index.js';
 import { byteOrderIdentifiers } from './migrations/0021_byte_order_identifiers.js';
+import { webhookGeneration } from './migrations/0022_webhook_generation.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -53,6 +54,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0019_attempts_accepted': attemptsAccepted(),
     '0020_one_provider_call_index': oneProviderCallIndex(),
     '0021_byte_order_identifiers': byteOrderIdentifiers(dialect),
+    '0022_webhook_generation': webhookGeneration(),
   };
 }
 

@@ -209,6 +209,8 @@ export interface WebhookTable {
   failing_since: number | null;
   lease_owner: string | null;
   lease_until: number | null;
+  /** bumped by every replay: a round settles only where it is still the one it leased (migration 0022) */
+  generation: number;
 }
 
 /** one try of one message to one endpoint */

@@ -1,6 +1,8 @@
 /** The campaigns table. The same Kysely statements serve both databases. */
 import type { Executor } from '../db/index.js';
 import type { CampaignTable } from '../db/schema.js';
+import type { EventStore } from './events.js';
+import { leadItems } from './shared/leads.js';
 
 export type CampaignRow = CampaignTable;
 /** the columns a campaign's settings live in (everything but its identity) */
@@ -26,13 +28,24 @@ export interface CampaignStore {
    * Deletes the campaign with its leads, their attempts and the API keys
    * restricted to it (a key must never outlive its campaign, nor widen to the
    * whole company), and its campaign_pacing row (by the foreign key's
-   * cascade); the number of leads deleted. Run it in a transaction.
+   * cascade); each lead leaves its lead.deleted event, as any lead deleted
+   * does. The number of leads deleted. Run it in a transaction.
    */
-  remove(id: string): Promise<number>;
+  remove(id: string, now: number): Promise<number>;
 }
 
+/**
+ * the leads a campaign's deletion takes per statement, and so per lead.deleted
+ * row: a bulk's size, so that neither the memory held nor an event row (whose
+ * items every reader parses whole) grows with the campaign
+ */
+const REMOVE_BATCH = 1000;
+
 export class KyselyCampaignStore implements CampaignStore {
-  constructor(private readonly ex: Executor) {}
+  constructor(
+    private readonly ex: Executor,
+    private readonly events: EventStore,
+  ) {}
 
   byId(id: string): Promise<CampaignRow | undefined> {
     return this.ex.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
@@ -90,11 +103,31 @@ export class KyselyCampaignStore implements CampaignStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  async remove(id: string): Promise<number> {
+  async remove(id: string, now: number): Promise<number> {
     await this.ex.deleteFrom('attempts').where('campaign_id', '=', id).execute();
-    const leads = await this.ex.deleteFrom('leads').where('campaign_id', '=', id).executeTakeFirst();
+    let deleted = 0;
+    // Batches in seq order, each starting after the last (leads_campaign_seq):
+    // on PostgreSQL a scan from the campaign's start would step over every row
+    // this transaction already deleted, again in each batch.
+    for (let after = 0; ; ) {
+      const rows = await this.ex
+        .deleteFrom('leads')
+        .where('seq', 'in', (eb) =>
+          eb.selectFrom('leads').select('seq').where('campaign_id', '=', id).where('seq', '>', after).orderBy('seq').limit(REMOVE_BATCH),
+        )
+        .returning(['seq', 'id', 'external_id'])
+        .execute();
+      if (rows.length === 0) break;
+      rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+      after = Number(rows.at(-1)!.seq);
+      deleted += rows.length;
+      // before the campaign row goes: the event's insert reads the company from it
+      const items = leadItems(rows.map((r) => ({ id: r.id, externalId: r.external_id })));
+      await this.events.append({ type: 'lead.deleted', campaignId: id, items, now });
+      if (rows.length < REMOVE_BATCH) break;
+    }
     await this.ex.deleteFrom('api_keys').where('campaign_id', '=', id).execute();
     await this.ex.deleteFrom('campaigns').where('id', '=', id).execute();
-    return Number(leads.numDeletedRows);
+    return deleted;
   }
 }

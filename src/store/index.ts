@@ -61,7 +61,7 @@ const PARTS: Record<Db['dialect'], DialectParts> = {
 function tables(db: Db, ex: Executor, parts: DialectParts): Tables {
   return {
     companies: new KyselyCompanyStore(ex),
-    campaigns: new KyselyCampaignStore(ex),
+    campaigns: new KyselyCampaignStore(ex, parts.events(ex)),
     keys: new KyselyKeyStore(ex),
     users: new KyselyUserStore(ex),
     sessions: new KyselySessionStore(ex),

@@ -32,16 +32,23 @@ export interface WebhookStore {
   setSecret(id: string, secret: string): Promise<boolean>;
   /** enables (clearing the failure run) or disables the endpoint */
   setEnabled(id: string, enabled: { reason: string; at: number } | null, now: number): Promise<boolean>;
-  /** moves the endpoint's position (replay), due at once */
+  /** moves the endpoint's position (replay), due at once, in a new generation */
   rewind(id: string, position: Position, now: number): Promise<boolean>;
+  /** what a round reads before each message: the secret as stored now, and the generation (undefined: deleted) */
+  sending(id: string): Promise<Pick<WebhookRow, 'secret' | 'generation'> | undefined>;
   /**
    * Leases up to `limit` enabled endpoints that are due and not leased by a
    * live owner: SKIP LOCKED on PostgreSQL, so instances claiming at once
    * take different endpoints.
    */
   claim(owner: string, now: number, leaseMs: number, limit: number): Promise<WebhookRow[]>;
-  /** writes a round's outcome and keeps the lease, if `owner` still holds it (false: it does not; nothing written) */
-  settle(id: string, owner: string, s: Settlement, leaseUntil: number): Promise<boolean>;
+  /**
+   * Writes a round's outcome and keeps the lease, if `owner` still holds it
+   * and the endpoint is still in `generation`. 'moved': a replay rewound it
+   * meanwhile; only the tries are logged, the replay's position stays.
+   * 'lost': another owner holds it, or it is gone; nothing is written.
+   */
+  settle(id: string, owner: string, generation: number, s: Settlement, leaseUntil: number): Promise<'settled' | 'moved' | 'lost'>;
   release(id: string, owner: string): Promise<void>;
   /** the latest tries first; `before`: only those logged before that try's id (the next page) */
   deliveries(webhookId: string, failedOnly: boolean, limit: number, before?: number): Promise<DeliveryRow[]>;
@@ -61,6 +68,7 @@ const webhookRow = (r: WebhookRow): WebhookRow => ({
   next_try_at: Number(r.next_try_at),
   failing_since: nullable(r.failing_since),
   lease_until: nullable(r.lease_until),
+  generation: Number(r.generation),
 });
 
 export class KyselyWebhookStore implements WebhookStore {
@@ -101,8 +109,18 @@ export class KyselyWebhookStore implements WebhookStore {
     return this.update(id, { disabled_at: null, disabled_reason: null, failing_since: null, tries: 0, next_try_at: now });
   }
 
-  rewind(id: string, p: Position, now: number): Promise<boolean> {
-    return this.update(id, { pos_tx: p.tx, pos_id: p.id, pos_n: p.n, tries: 0, next_try_at: now });
+  async rewind(id: string, p: Position, now: number): Promise<boolean> {
+    const r = await this.ex
+      .updateTable('webhooks')
+      .set((eb) => ({ pos_tx: p.tx, pos_id: p.id, pos_n: p.n, tries: 0, next_try_at: now, generation: eb('generation', '+', 1) }))
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async sending(id: string): Promise<Pick<WebhookRow, 'secret' | 'generation'> | undefined> {
+    const row = await this.ex.selectFrom('webhooks').select(['secret', 'generation']).where('id', '=', id).executeTakeFirst();
+    return row && { secret: row.secret, generation: Number(row.generation) };
   }
 
   /** the row locks a claim takes: none where one writer runs at a time (SQLite) */
@@ -118,7 +136,7 @@ export class KyselyWebhookStore implements WebhookStore {
     return rows.map(webhookRow);
   }
 
-  async settle(id: string, owner: string, s: Settlement, leaseUntil: number): Promise<boolean> {
+  async settle(id: string, owner: string, generation: number, s: Settlement, leaseUntil: number): Promise<'settled' | 'moved' | 'lost'> {
     const r = await this.ex
       .updateTable('webhooks')
       .set({
@@ -133,14 +151,21 @@ export class KyselyWebhookStore implements WebhookStore {
       })
       .where('id', '=', id)
       .where('lease_owner', '=', owner)
+      .where('generation', '=', generation)
       .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) return false;
+    let outcome: 'settled' | 'moved' = 'settled';
+    if (Number(r.numUpdatedRows) === 0) {
+      // only on the rare miss: still ours but replayed (the tries did happen: log them), or lost
+      const row = await this.ex.selectFrom('webhooks').select('lease_owner').where('id', '=', id).executeTakeFirst();
+      if (row?.lease_owner !== owner) return 'lost';
+      outcome = 'moved';
+    }
     if (s.deliveries.length > 0)
       await this.ex
         .insertInto('webhook_deliveries')
         .values([...s.deliveries])
         .execute();
-    return true;
+    return outcome;
   }
 
   async release(id: string, owner: string): Promise<void> {

@@ -9,6 +9,12 @@
  * message again by RETRY_DELAYS_MS; after the last delay it is given up (the
  * log says so; `webhook replay` sends it again). An endpoint failing for
  * three days in a row is disabled.
+ *
+ * Before each message the round reads the endpoint's secret and generation
+ * (one primary-key read, small beside the POST): a rotated secret signs from
+ * the next message on, and a replay (which bumps the generation) or a
+ * deletion ends the round. Its settle writes only in the generation it
+ * leased, so a replay that lands while a message is in flight is kept too.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -118,25 +124,40 @@ export class WebhookDeliverer {
     const started = lastSettle;
     const settle = async () => {
       lastSettle = performance.now();
-      const held = await store.transaction((tx) =>
-        tx.webhooks.settle(w.id, owner, { ...state, deliveries: log.splice(0) }, this.now() + LEASE_MS),
+      const outcome = await store.transaction((tx) =>
+        tx.webhooks.settle(w.id, owner, w.generation, { ...state, deliveries: log.splice(0) }, this.now() + LEASE_MS),
       );
-      if (!held) this.o.logger.warn({ webhookId: w.id }, 'webhook lease lost; another instance delivers to it');
-      return held;
+      if (outcome === 'lost') this.o.logger.warn({ webhookId: w.id }, 'webhook lease lost; another instance delivers to it');
+      if (outcome === 'moved') this.o.logger.info({ webhookId: w.id }, 'webhook replayed during a round; the next round starts there');
+      return outcome === 'settled';
     };
+    const secrets = this.o.secrets ?? secretsFor(undefined);
+    // the secret opened once per stored value, not per message
+    let sealed = w.secret;
+    let secret = webhookSecret(w, secrets);
     try {
       for (;;) {
         const page = await readFeed(store, scope, state.position, PAGE);
         if (page.messages.length === 0) break;
         let failed = false;
+        let moved = false;
         for (let i = 0; i < page.messages.length && !this.abort.signal.aborted; i++) {
           const { id, type, timestamp, data } = page.messages[i]!;
+          const current = await store.webhooks.sending(w.id);
+          if (current?.generation !== w.generation) {
+            moved = true; // replayed or deleted: what this round holds in memory is no longer the endpoint's
+            break;
+          }
+          if (current.secret !== sealed) {
+            sealed = current.secret;
+            secret = webhookSecret({ id: w.id, secret: sealed }, secrets);
+          }
           const t0 = performance.now();
           const at = this.now();
           const res = await signedPost({
             url: w.url,
             body: { type, timestamp, data },
-            secret: webhookSecret(w, this.o.secrets ?? secretsFor(undefined)),
+            secret,
             timeoutMs: TIMEOUT_MS,
             webhookId: id,
             answer: 'any',
@@ -183,9 +204,10 @@ export class WebhookDeliverer {
           }
           if (performance.now() - lastSettle >= SETTLE_MS && !(await settle())) return sent;
         }
-        if (failed || this.abort.signal.aborted || !page.hasMore || performance.now() - started >= ROUND_MS) break;
+        if (failed || moved || this.abort.signal.aborted || !page.hasMore || performance.now() - started >= ROUND_MS) break;
       }
-      // an idle endpoint's row is left as it was: only the lease is given back
+      // an idle endpoint's row is left as it was: only the lease is given back; a
+      // replayed one keeps the replay's position (settle logs the tries only)
       if (log.length > 0 || state.disabled) await settle();
       return sent;
     } finally {

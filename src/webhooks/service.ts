@@ -116,6 +116,7 @@ export async function createWebhook(
     failing_since: null,
     lease_owner: null,
     lease_until: null,
+    generation: 0,
   });
   return { webhookId, secret };
 }
@@ -136,7 +137,7 @@ export async function deleteWebhook(store: Store, id: string, companyId?: string
   await store.webhooks.remove(id);
 }
 
-/** a new secret, replacing the old at once; shown this once */
+/** a new secret, replacing the old at once (a round in progress signs its next message with it); shown this once */
 export async function rotateSecret(
   store: Store,
   id: string,
@@ -155,7 +156,11 @@ export async function enableWebhook(store: Store, id: string, companyId?: string
   await store.webhooks.setEnabled(id, null, now);
 }
 
-/** re-sends the endpoint's events from the first one at or after `since`, with their own webhook-ids */
+/**
+ * Re-sends the endpoint's events from the first one at or after `since`, with
+ * their own webhook-ids. The rewind bumps the endpoint's generation: a round
+ * delivering to it meanwhile stops without writing its own position over it.
+ */
 export async function replayWebhook(
   store: Store,
   id: string,

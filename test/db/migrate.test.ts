@@ -69,6 +69,7 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0019_attempts_accepted',
           '0020_one_provider_call_index',
           '0021_byte_order_identifiers',
+          '0022_webhook_generation',
         ]);
         await db.close();
       } finally {

@@ -23,6 +23,8 @@ export interface Receiver {
   secret: string;
   /** how long each answer takes */
   delayMs: number;
+  /** runs (and is awaited) once a request has arrived and been verified, before it is answered: what happens meanwhile */
+  meanwhile: ((r: Received) => Promise<void>) | null;
   /** resolves when `n` requests have arrived */
   waitFor(n: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -35,6 +37,7 @@ export async function startReceiver(): Promise<Receiver> {
     status: 200,
     secret: '',
     delayMs: 0,
+    meanwhile: null,
     async waitFor(n, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (r.received.length < n) {
@@ -62,8 +65,9 @@ export async function startReceiver(): Promise<Receiver> {
       const got: Received = { id: String(req.headers['webhook-id']), headers: req.headers, payload: JSON.parse(raw), verified };
       r.received.push(got);
       const answer = () => res.writeHead(typeof r.status === 'number' ? r.status : r.status(got)).end('ok');
-      if (r.delayMs > 0) setTimeout(answer, r.delayMs);
-      else answer();
+      const later = () => (r.delayMs > 0 ? setTimeout(answer, r.delayMs) : answer());
+      if (r.meanwhile) void r.meanwhile(got).then(later, (err) => res.writeHead(500).end(String(err)));
+      else later();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
