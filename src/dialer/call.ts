@@ -52,15 +52,36 @@ export type LeadOutcome =
   | ({ kind: 'not placed'; attemptId: string; reason: string; retryInMs: number } & AttemptResult)
   /** outside the called person's local window: the claim is undone until the window opens (`until`, for the log) */
   | { kind: 'deferred'; until: string }
-  /** stopped before anything was placed: the claim is given back, due again at once */
-  | { kind: 'released' }
+  /**
+   * given back before anything was placed, due again as it was: the dialer is stopping, or,
+   * after the wait for a --calls-per-second slot, the campaign's hours closed or it was paused
+   */
+  | { kind: 'released'; why: 'stopping' | 'outside hours' | 'paused' }
   /** right before the call, the claim was found lost, the lead deleted, or its number on the do-not-call list: no call */
   | { kind: 'skipped'; why: 'claim lost' | 'gone' | 'do-not-call' | 'number busy' | 'call cap' };
+
+/** how far dialLead got, for its caller when it throws */
+export interface CallProgress {
+  /**
+   * the attempt is written (QueueStore.open answered 'opened'): from here the call may have been
+   * placed, so a failure must not give the lead back as if it never was (Dialer.dial)
+   */
+  attemptOpened: boolean;
+}
+
+/** whether the campaign's calls wait for a slot (the Pacer's own test) */
+const paced = (c: DialerCampaign) => c.row.calls_per_second !== null && c.row.calls_per_second > 0;
 
 /** When nothing overlaps (a narrow window over far-apart zones), look again a day later. */
 const NO_OVERLAP_RETRY_MS = 24 * 3_600_000;
 
-export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: ClaimedLead, signal: AbortSignal): Promise<LeadOutcome> {
+export async function dialLead(
+  deps: CallDeps,
+  campaign: DialerCampaign,
+  lead: ClaimedLead,
+  signal: AbortSignal,
+  progress: CallProgress = { attemptOpened: false },
+): Promise<LeadOutcome> {
   const { store } = deps;
   const metadata = parseMetadata(lead.metadata);
   /**
@@ -91,20 +112,33 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
       return { kind: 'deferred', until };
     })();
   };
-  const release = async (): Promise<LeadOutcome> => {
+  const release = async (why: 'stopping' | 'outside hours' | 'paused' = 'stopping'): Promise<LeadOutcome> => {
     await store.queue.release(lead, { now: deps.now() });
-    return { kind: 'released' };
+    return { kind: 'released', why };
   };
 
   // The claim took the lead inside its window (claim.ts); this catches a
   // window that closed since, on the same zones the claim used.
   const stored = lead.localZones === null ? undefined : await zonesOfSet(store, lead.localZones);
-  const early = deferral(lead.phoneNumber, stored ?? zonesForLead({ phoneNumber: lead.phoneNumber, metadata }));
+  const claimedZones = stored ?? zonesForLead({ phoneNumber: lead.phoneNumber, metadata });
+  const early = deferral(lead.phoneNumber, claimedZones);
   if (early) return early;
   // --calls-per-second: the wait comes before the attempt starts, so its start is the call's
   if (deps.pace) {
     await deps.pace(campaign, signal);
     if (signal.aborted) return release();
+    if (paced(campaign)) {
+      // The wait may be long (calls queue for their slots, one a second under
+      // --calls-per-second 1), so what the claim and the check above saw may
+      // have changed: the call's window or date closed, the campaign's hours
+      // ended, or it was paused (a run of calls not placed). The call is not
+      // placed then, and its slot is left unused.
+      const late = deferral(lead.phoneNumber, claimedZones);
+      if (late) return late;
+      if (!isOpen(campaign.hours, campaign.timezone, new Date(deps.now()))) return release('outside hours');
+      const row = await store.campaigns.byId(campaign.id);
+      if (!row || row.paused_at !== null) return release('paused');
+    }
   }
   const startedAt = deps.now();
   let phoneNumber = lead.phoneNumber;
@@ -155,6 +189,7 @@ export async function dialLead(deps: CallDeps, campaign: DialerCampaign, lead: C
     await store.queue.release(lead, { now, until: opened === 'do-not-call' && lead.phoneNumber !== null ? undefined : retry });
   }
   if (opened !== 'opened') return { kind: 'skipped', why: opened };
+  progress.attemptOpened = true;
 
   const finish = async (e: Ending): Promise<AttemptResult> => deps.close(closingFor(lead, attemptId, e, campaign.retry));
   if (predialFailure !== null) {

@@ -20,6 +20,12 @@ const SKIPPED = {
   'call cap': "not called: the number is at the company's per-number call cap",
 } as const;
 
+const RELEASED = {
+  stopping: 'released before the call: the dialer is stopping',
+  'outside hours': "released before the call: the campaign's calling hours ended while it waited for its slot",
+  paused: 'released before the call: the campaign was paused while it waited for its slot',
+} as const;
+
 export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, r: LeadOutcome, ms: number): void {
   // The number dialled stays in the attempts table, out of the logs.
   const base = { campaignId: lead.campaignId, leadId: lead.id, worker: lead.claimedBy };
@@ -29,7 +35,7 @@ export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, 
       log.info({ ...base, until: r.until }, 'outside the local calling window; deferred');
       return;
     case 'released':
-      log.info(base, 'released before the call: the dialer is stopping');
+      log.info({ ...base, why: r.why }, RELEASED[r.why]);
       return;
     case 'skipped':
       log.warn({ ...base, why: r.why }, SKIPPED[r.why]);

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { isOpen } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
 import type { ClaimedLead } from '../store/queue.js';
-import { type CallDeps, dialLead } from './call.js';
+import { type CallDeps, type CallProgress, dialLead } from './call.js';
 import { type DialerCampaign, loadDialerCampaigns, localOf } from './campaign.js';
 import { claimDueFree } from './claim.js';
 import { heartbeat } from './heartbeat.js';
@@ -93,6 +93,8 @@ export class Dialer {
   private campaigns: { at: number; list: DialerCampaign[] } | null = null;
   /** the parsed campaigns of the last load, reused while their rows are unchanged */
   private readonly parsed = new Map<string, { json: string; campaign: DialerCampaign }>();
+  /** campaigns a call found paused (call.ts) since their settings were last read: nothing more is claimed from them */
+  private readonly foundPaused = new Set<string>();
   private stopping = false;
   /** the current claim loop; stop() waits for it before counting calls in flight */
   private claiming: Promise<void> = Promise.resolve();
@@ -245,7 +247,7 @@ export class Dialer {
 
   /** Claims into the campaign's free slots. 'full': slots are full; 'idle': nothing (more) is due; 'closed': outside calling hours or paused. */
   private async fill(c: DialerCampaign, dueBy?: number): Promise<'full' | 'idle' | 'closed'> {
-    if (c.row.paused_at !== null || !isOpen(c.hours, c.timezone, new Date(this.now()))) return 'closed';
+    if (c.row.paused_at !== null || this.foundPaused.has(c.id) || !isOpen(c.hours, c.timezone, new Date(this.now()))) return 'closed';
     for (;;) {
       // This worker's share: what the campaign allows beside its own calls, and
       // what --max-calls leaves. Without the cap the first of several dialers to
@@ -297,12 +299,30 @@ export class Dialer {
 
   private async dial(c: DialerCampaign, lead: ClaimedLead, abort: AbortController): Promise<void> {
     const started = this.now();
+    const progress: CallProgress = { attemptOpened: false };
     try {
-      const outcome = await dialLead(this.deps, c, lead, abort.signal);
+      const outcome = await dialLead(this.deps, c, lead, abort.signal, progress);
       logOutcome(this.log, this.summary, lead, outcome, this.now() - started);
+      if (outcome.kind === 'released' && outcome.why === 'paused') {
+        // The settings held here predate the pause: without this the lead would be claimed
+        // again at once, to wait for another slot and be given back again.
+        this.foundPaused.add(c.id);
+        this.campaigns = null;
+      }
     } catch (err) {
-      this.log.error({ err, campaignId: lead.campaignId, leadId: lead.id }, 'dialer: call failed; releasing the lead');
-      // If this fails too, the claim lapses at its timeout (and recovery closes an open attempt): nothing is lost.
+      const ids = { err, campaignId: lead.campaignId, leadId: lead.id };
+      if (progress.attemptOpened) {
+        // The attempt is written, so the call may have been placed (a failed close or accept, say):
+        // giving the lead back would undo it (raw again, the call not counted, the next one
+        // reusing its attempt number). Its lease is ended instead (or, if that fails too, lapses
+        // at its timeout); recovery then closes the attempt as `unknown`, counted, and the lead
+        // waits its retry delay.
+        this.log.error(ids, 'dialer: recording the call failed; recovery closes its attempt as unknown');
+        await this.store.queue.lapse(lead, this.now()).catch(() => {});
+        return;
+      }
+      this.log.error(ids, 'dialer: call failed before its attempt was written; releasing the lead');
+      // If this fails too, the claim lapses at its timeout and recovery gives the lead back (releaseExpired).
       await this.store.queue.release(lead, { now: this.now() }).catch(() => {});
     } finally {
       this.inFlight.delete(lead.seq);
@@ -329,6 +349,7 @@ export class Dialer {
     );
     this.schedule.refreshed(list, this.campaigns?.list ?? []);
     this.campaigns = { at, list };
+    this.foundPaused.clear();
     return list;
   }
 

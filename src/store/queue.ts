@@ -143,8 +143,13 @@ export interface QueueStore {
    * `until`. `localZones` records the zones learnt since (a prefetch lead's number).
    */
   release(lead: ClaimedLead, o?: { localZones?: number; until?: string; now?: number }): Promise<boolean>;
-  /** extends this worker's leases; the seqs it still holds */
+  /** extends this worker's leases (never shortens one); the seqs it still holds */
   renew(workerId: string, seqs: readonly number[], until: number): Promise<Set<number>>;
+  /**
+   * Ends a lease at `now` without giving the lead back: its attempt is open and its worker could
+   * not record how the call went. Recovery's next sweep closes the attempt as unknown, counted.
+   */
+  lapse(lead: ClaimedLead, now: number): Promise<void>;
   /** writes each attempt, open, if its claim is still held, its lead still there and its number not on the do-not-call list; one result per opening */
   open(batch: readonly AttemptOpening[], now: number): Promise<OpenResult[]>;
   /** the platform took the call and reports its end later: the attempt and the lead's lease wait until `deadlineAt` */

@@ -1,6 +1,6 @@
 /** Queue statements written once for both databases; the dialect classes extend this. */
 import { sql } from 'kysely';
-import type { AttemptOpening, AttemptResult, Closing, OpenResult, PendingAttempt, QueueStore } from '../queue.js';
+import type { AttemptOpening, AttemptResult, ClaimedLead, Closing, OpenResult, PendingAttempt, QueueStore } from '../queue.js';
 import { capReached, parseCallCaps } from '../../compliance/call-caps.js';
 import { KyselyAttemptStore } from '../attempts.js';
 import { digester, removeOrphanNumbers } from '../digests.js';
@@ -149,6 +149,12 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
         .execute();
       return true;
     });
+  }
+
+  async lapse(lead: ClaimedLead, now: number): Promise<void> {
+    // the lead keeps its status and attempts; it just stops holding a slot, and stale() sees it
+    await sql`update leads set next_attempt_at = ${iso(now)}
+      where seq = ${lead.seq} and claimed_by = ${lead.claimedBy} and claimed_at = ${lead.claimedAt}`.execute(this.ex);
   }
 
   close(batch: readonly Closing[], closedBy: 'dialer' | 'report' | 'timeout' | 'recovery', now: number): Promise<AttemptResult[]> {

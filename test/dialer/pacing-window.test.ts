@@ -1,0 +1,98 @@
+/**
+ * A call that waits for its --calls-per-second slot is looked at again when
+ * the slot comes (src/dialer/call.ts): with calls queued for their slots, the
+ * later ones may reach it after the called person's local window, or the
+ * campaign's own hours, closed, or after the campaign was paused. Such a call
+ * is not placed: its lead is given back untouched, and the slot is left
+ * unused; a worker that finds its campaign paused so claims nothing more
+ * from it. docs/dialer.md "Calls per second".
+ */
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { CampaignSettings } from '../../src/campaigns/service.js';
+import { Dialer } from '../../src/dialer/worker.js';
+import type { Store } from '../../src/store/index.js';
+import type { PacingStore } from '../../src/store/pacing.js';
+import type { QueueStore } from '../../src/store/queue.js';
+import { availableStores, useStore } from '../helpers/db.js';
+import { attemptRows, leadRow, makeCampaign, seedLeads } from './support.js';
+
+const silent = pino({ level: 'silent' });
+const CLOSES_AT = Date.parse('2026-03-10T21:00:00.000Z');
+
+describe.each(await availableStores())('a call waiting for its --calls-per-second slot on %s', (kind) => {
+  let db: Store;
+  useStore(kind, (opened) => {
+    db = opened;
+  });
+
+  /**
+   * Two leads, one call a second, two slots: the second call waits about a
+   * second for its slot. The dialer's clock reads a second before 21:00 UTC
+   * until that slot is reserved, then 21:00 (`closeAtSecondSlot`): the first
+   * call starts before 21:00, and the second one's wait ends after it.
+   */
+  const run = async (
+    settings: CampaignSettings,
+    o: { closeAtSecondSlot?: boolean; atSecondSlot?: (campaignId: string) => Promise<void>; slowClose?: boolean } = {},
+  ) => {
+    const campaignId = await makeCampaign(db, { timezone: 'UTC', concurrency: 2, calls_per_second: 1, ...settings });
+    const leadIds = await seedLeads(db, campaignId, [{ metadata: { timezone: 'UTC' } }, { metadata: { timezone: 'UTC' } }]);
+    let now = CLOSES_AT - 1000;
+    let reserved = 0;
+    const pacing: PacingStore = Object.create(db.pacing);
+    pacing.reserve = async (...args) => {
+      const second = ++reserved === 2;
+      if (second) await o.atSecondSlot?.(campaignId);
+      const waitMs = await db.pacing.reserve(...args);
+      if (second && o.closeAtSecondSlot) now = CLOSES_AT;
+      return waitMs;
+    };
+    const queue: QueueStore = Object.create(db.queue);
+    queue.close = async (...args) => {
+      // the first call is still being recorded when the second is given back
+      if (o.slowClose) await new Promise((done) => setTimeout(done, 1500));
+      return db.queue.close(...args);
+    };
+    await new Dialer({
+      store: { ...db, pacing, queue },
+      logger: silent,
+      campaignIds: [campaignId],
+      now: () => now,
+      random: () => 0,
+      simulateDurationMs: [0, 0],
+      claimTimeoutMs: 3_600_000,
+    }).runOnce();
+    const attempts = (await Promise.all(leadIds.map((id) => attemptRows(db, id)))).flat();
+    const leads = await Promise.all(leadIds.map((id) => leadRow(db, id)));
+    return { attempts, leads, reserved };
+  };
+
+  /** one call placed, before 21:00, and the other lead given back as it was: raw, no attempt, nobody holding it */
+  const expectOneCallAndOneUntouched = (r: Awaited<ReturnType<typeof run>>) => {
+    expect(r.attempts).toHaveLength(1);
+    expect(Number(r.attempts[0]!.started_at)).toBeLessThan(CLOSES_AT);
+    const untouched = r.leads.filter((l) => l?.attempts === 0);
+    expect(untouched).toHaveLength(1);
+    expect(untouched[0]).toMatchObject({ status: 'raw', claimed_by: null });
+  };
+
+  it('is not placed once the local window has closed during its wait', async () => {
+    expectOneCallAndOneUntouched(await run({ local_window: '08:00-21:00' }, { closeAtSecondSlot: true }));
+  });
+
+  it("is not placed once the campaign's calling hours have ended during its wait", async () => {
+    expectOneCallAndOneUntouched(await run({ hours: 'mon-sun 09:00-21:00' }, { closeAtSecondSlot: true }));
+  });
+
+  it('is not placed once the campaign was paused during its wait, and its lead is not claimed again', async () => {
+    // paused (as a run of calls not placed pauses it) just as the second call reserves its slot
+    const r = await run(
+      {},
+      { atSecondSlot: (campaignId) => db.campaigns.pause(campaignId, 'paused by the test', Date.now()), slowClose: true },
+    );
+    expectOneCallAndOneUntouched(r);
+    // the worker learnt of the pause: the lead given back was not claimed again to wait for another slot
+    expect(r.reserved).toBe(2);
+  });
+});
