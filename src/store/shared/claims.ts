@@ -202,9 +202,12 @@ export abstract class SharedClaimStore {
     });
   }
 
+  // Never shortens a lease: one landing after accept() (held to the call timeout) would let recovery close the call as
+  // unknown. A held lead's next_attempt_at is iso()'s fixed-width UTC text, so text order is time order.
   async renew(workerId: string, seqs: readonly number[], until: number): Promise<Set<number>> {
     if (seqs.length === 0) return new Set();
-    const { rows } = await sql<{ seq: number }>`update leads set next_attempt_at = ${iso(until)}
+    const { rows } = await sql<{ seq: number }>`update leads
+      set next_attempt_at = case when next_attempt_at > ${iso(until)} then next_attempt_at else ${iso(until)} end
       where ${this.inSeqs(seqs)} and claimed_by = ${workerId} returning seq`.execute(this.ex);
     return new Set(rows.map((r) => Number(r.seq)));
   }
