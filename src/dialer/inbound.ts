@@ -64,7 +64,7 @@ export async function receiveWebhook(
   // non-terminal, or closed already (a repeat, or the call timeout came first): the first outcome stands
   if (!terminal || !pending) {
     // an opt-out the analysis found after the outcome was decided (Retell's call_analyzed) still lists the number
-    if (doNotCall) await listOptOut(deps, attempt.attemptId);
+    if (doNotCall) await listOptOut(deps, attempt.attemptId, events);
     return { ...base, recorded: false, outcome: null, leadStatus: null };
   }
   const now = deps.now();
@@ -90,11 +90,18 @@ export async function receiveWebhook(
 /**
  * The number goes on the company's do-not-call list (source `call`), as closing an attempt with
  * the outcome do-not-call does (src/store/shared/queue.ts); a number listed already keeps its entry.
+ * When the call's lead was deleted, closing the attempt replaced its number by the number's
+ * digest, so the number the platform's call object names is listed instead, only if its digest
+ * is the attempt's: exactly the number that was called, never one the payload merely claims.
  */
-async function listOptOut(deps: InboundDeps, attemptId: string): Promise<void> {
+async function listOptOut(deps: InboundDeps, attemptId: string, events: readonly InboundEvent[]): Promise<void> {
   const a = await deps.store.attempts.byAttemptId(attemptId);
-  if (!a?.phoneNumber) return;
-  const number = a.phoneNumber;
+  if (!a) return;
+  let number = a.phoneNumber;
+  for (const e of events) {
+    if (number === null && e.phoneNumber && (await deps.store.attempts.called(attemptId, e.phoneNumber))) number = e.phoneNumber;
+  }
+  if (number === null) return;
   await deps.store.transaction((tx) =>
     tx.dnc.add(a.companyId, [number], { source: 'call', reason: 'opted out (the call analysis, after the outcome)', now: deps.now() }),
   );

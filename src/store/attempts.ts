@@ -48,6 +48,8 @@ export interface AttemptStore {
       }
     | undefined
   >;
+  /** whether the attempt called `phoneNumber`: its number, or, once that was removed (its lead deleted), the number's digest */
+  called(attemptId: string, phoneNumber: string): Promise<boolean>;
   /** the attempt of a platform's call (its id is stored when the create-call answers), among the campaigns calling through that provider */
   byProviderCallId(provider: string, providerCallId: string): Promise<{ attemptId: string; campaignId: string } | undefined>;
   /**
@@ -128,6 +130,17 @@ export class KyselyAttemptStore implements AttemptStore {
         phoneNumber: row.phone_number,
       }
     );
+  }
+
+  async called(attemptId: string, phoneNumber: string): Promise<boolean> {
+    const row = await this.ex
+      .selectFrom('attempts')
+      .select(['company_id', 'phone_number', 'phone_digest'])
+      .where('attempt_id', '=', attemptId)
+      .executeTakeFirst();
+    if (!row) return false;
+    if (row.phone_number !== null) return row.phone_number === phoneNumber;
+    return row.phone_digest !== null && row.phone_digest === (await this.digest(row.company_id, phoneNumber));
   }
 
   async byProviderCallId(provider: string, providerCallId: string) {

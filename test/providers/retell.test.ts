@@ -138,7 +138,7 @@ describe('retell webhooks', () => {
         reason: 'user_hangup',
         durationSeconds: 61,
       },
-      { providerCallId: id, attemptId: 'at_3kXq9', terminal: false, progress: 'analyzed', doNotCall: true },
+      { providerCallId: id, attemptId: 'at_3kXq9', terminal: false, progress: 'analyzed', doNotCall: true, phoneNumber: '+14155550123' },
     ]);
     expect(decide(events)).toBe(events[1]);
   });

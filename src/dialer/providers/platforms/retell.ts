@@ -152,16 +152,19 @@ export const retell: Platform = {
     const attemptId = str(obj(c.metadata).attemptId) ?? str(obj(c.retell_llm_dynamic_variables).attemptId) ?? attemptIdFromUrl(req.url);
     const base = { providerCallId: str(c.call_id), attemptId };
     const dnc = isTrue(obj(obj(c.call_analysis).custom_analysis_data)[RETELL_DNC_KEY]);
+    // with an opt-out, the number called (to_number, as leadline sent it): the attempt may hold only its digest by then (inbound.ts)
+    const to = str(c.to_number);
+    const optOut = { doNotCall: true, ...(to ? { phoneNumber: to } : {}) };
     if (event === 'call_ended') {
       // call_ended carries the call without call_analysis, so a voicemail verdict from the
       // analysis cannot count here; disconnection_reason decides.
       const r = outcomeOf(c, false);
-      return [{ ...base, terminal: true, ...r, ...(dnc || r.outcome === 'do-not-call' ? { doNotCall: true } : {}) } satisfies InboundEvent];
+      return [{ ...base, terminal: true, ...r, ...(dnc || r.outcome === 'do-not-call' ? optOut : {}) } satisfies InboundEvent];
     }
     // call_analyzed comes after call_ended and enriches it: an opt-out found by the analysis is
     // reported here (doNotCall) without touching the outcome call_ended decided.
     const progress = event === 'call_analyzed' ? 'analyzed' : event;
-    return [{ ...base, terminal: false, progress, ...(dnc ? { doNotCall: true } : {}) }];
+    return [{ ...base, terminal: false, progress, ...(dnc ? optOut : {}) }];
   },
 };
 

@@ -1,9 +1,11 @@
 /**
  * The call-provider contract the dialer uses for the AI voice platforms (issue 22), as the lead
- * designed it in helpers/provider-interface.md. Three additions, each marked "added", came from
+ * designed it in helpers/provider-interface.md. Four additions, each marked "added", came from
  * the platforms' references:
  *   - InboundEvent.doNotCall: Retell sends the call's analysis in `call_analyzed`, after the
  *     terminal `call_ended`, so an opt-out can arrive on an event that must not decide the outcome;
+ *   - InboundEvent.phoneNumber: by then the attempt may hold only its number's digest (its lead was
+ *     deleted during the call), and the number called is in Retell's call object (`to_number`);
  *   - Platform.defaultBaseUrl: --provider-base-url defaults to the platform's public API;
  *   - Platform.requiresWebhookSecret: Bland signs its webhooks with a secret of its own (not the
  *     API key), so a Bland campaign without --provider-webhook-secret could verify nothing.
@@ -42,6 +44,8 @@ export interface InboundEvent {
   progress?: string;
   /** added: the call's analysis found an opt-out; true on terminal and non-terminal events alike */
   doNotCall?: boolean;
+  /** added: with doNotCall, the number called, as the platform's call object names it (Retell's to_number) */
+  phoneNumber?: string;
 }
 
 export interface InboundRequest {
