@@ -7,7 +7,7 @@
 import { AppError, MESSAGES, validation } from '../errors.js';
 import type { Access } from '../leads/service.js';
 import type { Store } from '../store/index.js';
-import { decodeEventCursor, encodeEventCursor } from './cursor.js';
+import { eventCursors } from './cursor.js';
 import { type EventMessage, readFeed } from './feed.js';
 
 export const DEFAULT_EVENTS_PAGE = 100;
@@ -33,9 +33,10 @@ export async function listEvents(store: Store, p: Access, q: EventsQuery): Promi
     const campaign = await store.campaigns.byId(campaignId);
     if (!campaign || campaign.company_id !== p.companyId) throw new AppError('not_found', MESSAGES.campaignNotFound);
   }
-  const from = q.after === undefined ? { tx: 0, id: 0, n: 0 } : decodeEventCursor(q.after);
+  const cursors = await eventCursors(store);
+  const from = q.after === undefined ? { tx: 0, id: 0, n: 0 } : cursors.decode(q.after);
   if (from === null) throw validation(MESSAGES.invalidCursor);
   const limit = Math.min(q.limit === undefined ? DEFAULT_EVENTS_PAGE : Number(q.limit), MAX_EVENTS_PAGE);
   const page = await readFeed(store, { companyId: p.companyId, campaignId, types: null }, from, limit);
-  return { events: page.messages, count: page.messages.length, cursor: encodeEventCursor(page.next), hasMore: page.hasMore };
+  return { events: page.messages, count: page.messages.length, cursor: cursors.encode(page.next), hasMore: page.hasMore };
 }
