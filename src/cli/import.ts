@@ -44,12 +44,14 @@ export function registerImport(program: Command): void {
     .action(async (file: string, o) => {
       // imported here: the importer and libphonenumber's metadata are a fifth
       // of every CLI start, and only this command needs them
-      const [{ ColumnError, countryCode }, { StateMismatchError }, { importCsv }, { createProgress }] = await Promise.all([
-        import('../integrations/lead-rows.js'),
-        import('../integrations/import-state.js'),
-        import('../integrations/importer.js'),
-        import('../integrations/progress.js'),
-      ]);
+      const [{ ColumnError, countryCode }, { StateMismatchError }, { importCsv }, { createProgress }, { EncodingError }] =
+        await Promise.all([
+          import('../integrations/lead-rows.js'),
+          import('../integrations/import-state.js'),
+          import('../integrations/importer.js'),
+          import('../integrations/progress.js'),
+          import('../integrations/csv-source.js'),
+        ]);
       let country: ReturnType<typeof countryCode> | undefined;
       try {
         country = o.country === undefined ? undefined : countryCode(o.country);
@@ -79,6 +81,11 @@ export function registerImport(program: Command): void {
       } catch (err) {
         if (err instanceof ColumnError || err instanceof StateMismatchError) throw new UsageError(err.message);
         const message = (err as Error).message;
+        if (err instanceof EncodingError) {
+          throw new Error(
+            `${message}\n(save it as UTF-8, e.g. "CSV UTF-8" in Excel or iconv -f WINDOWS-1252 -t UTF-8, then run again with --restart: rows already sent are skipped as duplicates)`,
+          );
+        }
         if (String((err as { code?: unknown }).code).startsWith('CSV_')) {
           throw new Error(
             `${file} is not valid CSV: ${message}\n(fix it, then run again with --restart: rows already sent are skipped as duplicates)`,

@@ -3,15 +3,16 @@
  * per request, so a file of any size is never held in memory. Rows the
  * client can tell are bad never leave it; rows the server still refuses are
  * moved to the rejects and the rest of their chunk is sent again. Progress is
- * saved after every acknowledged chunk (see import-state.ts).
+ * saved after every acknowledged chunk (see import-state.ts). The file is
+ * read by csv-source.ts: strictly UTF-8, with the line each row starts on.
  */
-import { appendFileSync, createReadStream, existsSync, rmSync, statSync, truncateSync } from 'node:fs';
-import { parse } from 'csv-parse';
+import { appendFileSync, existsSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import type { CountryCode } from 'libphonenumber-js';
 import type { LeadInput, LeadlineClient } from '@leadline/client';
 import { MESSAGES } from '../errors.js';
 import { guardCell } from './csv-cells.js';
+import { readCsv } from './csv-source.js';
 import { clearState, type ImportState, inputIdentity, loadState, saveState, statePathFor } from './import-state.js';
 import { type ColumnPlan, planColumns, REJECT_COLUMNS, toLead } from './lead-rows.js';
 import type { Progress } from './progress.js';
@@ -162,28 +163,25 @@ export async function importCsv(opts: ImportOptions): Promise<ImportSummary> {
     progress?.update({ bytes, ...totals });
   }
 
-  const parser = createReadStream(opts.file).pipe(parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
   const skip = resumed?.rows ?? 0;
   let index = 0;
   let chunk: Row[] = [];
   let leads = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number; bytes: number } }>) {
+    for await (const { record, line, bytes } of readCsv(opts.file)) {
       if (plan === undefined) {
         plan = planColumns(record, opts.map ?? {});
         continue;
       }
       index++;
       if (index <= skip) continue;
-      if (index === skip + 1) progress?.begin(info.bytes, skip);
-      // info.lines is where the record ends; quoted newlines inside it moved it down.
-      const line = info.lines - record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0);
+      if (index === skip + 1) progress?.begin(bytes, skip);
       const result = toLead(plan, record, { country: opts.country, phoneRequired });
       chunk.push('lead' in result ? { line, cells: record, lead: result.lead } : { line, cells: record, reason: result.reason });
       if ('lead' in result) leads++;
       // A chunk closes at 1000 leads; a run of bad rows is capped too, so memory stays bounded.
       if (leads === chunkSize || chunk.length >= chunkSize * 10) {
-        await flush(chunk, info.bytes);
+        await flush(chunk, bytes);
         chunk = [];
         leads = 0;
       }
@@ -192,7 +190,6 @@ export async function importCsv(opts: ImportOptions): Promise<ImportSummary> {
     await flush(chunk, input.size);
   } finally {
     progress?.stop();
-    parser.destroy();
   }
   clearState(statePath);
   return {

@@ -44,21 +44,34 @@ export function planColumns(header: readonly string[], map: Readonly<Record<stri
   }
   const fields: [number, LeadField][] = [];
   const metadata: [number, string][] = [];
+  const addMetadata = (key: string, index: number) => {
+    // a column renamed onto another's key (--map A=metadata.note beside a note column)
+    if (metadata.some(([, k]) => k === key)) throw new ColumnError(`two columns map to metadata.${key}`);
+    metadata.push([index, key]);
+  };
   let metadataJson: number | undefined;
   header.forEach((name, index) => {
     const target = map[name] ?? name;
     if (target === '-') return;
+    const first = header.indexOf(name);
+    // Two columns of one name would land on one key, the later silently winning.
+    // --map names a column by its header, so it cannot pick one of them: only dropping both works.
+    if (first !== index && (map[name] !== undefined || !(IGNORED.has(name) || name === ''))) {
+      throw new ColumnError(
+        `the CSV has column "${name}" twice (columns ${first + 1} and ${index + 1}); rename one in the header row, or leave both out with --map ${name}=-`,
+      );
+    }
     if ((LEAD_FIELDS as readonly string[]).includes(target)) {
       if (fields.some(([, f]) => f === target)) throw new ColumnError(`two columns map to ${target}`);
       fields.push([index, target as LeadField]);
     } else if (target.startsWith('metadata.') && target.length > 'metadata.'.length) {
-      metadata.push([index, target.slice('metadata.'.length)]);
+      addMetadata(target.slice('metadata.'.length), index);
     } else if (map[name] !== undefined) {
       throw new ColumnError(`--map ${name}=${target}: the target must be one of ${LEAD_FIELDS.join(', ')}, metadata.KEY or -`);
     } else if (name === 'metadata') {
       metadataJson = index;
     } else if (!IGNORED.has(name) && name !== '') {
-      metadata.push([index, name]);
+      addMetadata(name, index);
     }
   });
   if (!fields.some(([, f]) => f === 'phoneNumber' || f === 'externalId')) {

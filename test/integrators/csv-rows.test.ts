@@ -68,6 +68,22 @@ describe('columns', () => {
     expect(() => countryCode('XX')).toThrow('--country');
     expect(countryCode('gb')).toBe('GB');
   });
+
+  it('refuses two columns that would land on one key, instead of keeping only the later', () => {
+    // --map names a column by its header: it cannot rename one of two, only drop both
+    expect(() => planColumns(['phoneNumber', 'note', 'note'], {})).toThrow(
+      new ColumnError(
+        'the CSV has column "note" twice (columns 2 and 3); rename one in the header row, or leave both out with --map note=-',
+      ),
+    );
+    expect(() => planColumns(['phoneNumber', 'note', 'note'], { note: 'metadata.memo' })).toThrow('column "note" twice');
+    expect(() => planColumns(['phoneNumber', 'metadata', 'metadata'], {})).toThrow('column "metadata" twice');
+    expect(() => planColumns(['phoneNumber', 'phoneNumber'], {})).toThrow('column "phoneNumber" twice');
+    expect(() => planColumns(['phoneNumber', 'Memo', 'note'], { Memo: 'metadata.note' })).toThrow('two columns map to metadata.note');
+    // columns that are not read anyway may repeat
+    expect(planColumns(['phoneNumber', 'note', 'note'], { note: '-' }).metadata).toEqual([]);
+    expect(planColumns(['phoneNumber', '_id', '_id', '', ''], {}).metadata).toEqual([]);
+  });
 });
 
 describe('rows', () => {

@@ -3,7 +3,7 @@
  * processes of the built CLI against a real `leadline serve`.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -130,6 +130,36 @@ describe.each(await availableStores())('import and export against a running serv
     expect([badMap.code, badMap.stderr]).toEqual([2, expect.stringContaining('the CSV has no column "nope"')]);
     const noKey = await cli(['import', file, '--campaign', server.campaignId, '--url', server.url]);
     expect([noKey.code, noKey.stderr]).toEqual([2, expect.stringContaining('--key')]);
+    // a repeated header would keep only its last column's values
+    writeFileSync(file, 'phoneNumber,note,note\n+14155550110,first,second\n');
+    const twice = await cli(['import', file, '--campaign', server.campaignId, ...remote(server)]);
+    expect([twice.code, twice.stderr]).toEqual([2, expect.stringContaining('the CSV has column "note" twice (columns 2 and 3)')]);
+  });
+
+  it('exits 1, naming the byte, on a file that is not UTF-8, and stores nothing garbled', async () => {
+    const file = join(dir, `${kind}-latin1.csv`);
+    writeFileSync(file, Buffer.concat([Buffer.from('phoneNumber,name\n+14155550120,Jos'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    const run = await cli(['import', file, '--campaign', server.campaignId, ...remote(server)]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${file} is not UTF-8: byte 0xE9 at offset 33 (line 2) is not valid UTF-8 there`);
+    expect(run.stderr).toContain('save it as UTF-8');
+    const exported = await cli(['export', '--campaign', server.campaignId, ...remote(server), '--format', 'ndjson']);
+    expect(exported.stdout).not.toContain('+14155550120');
+  });
+
+  it('export --out replaces the file only once the export is complete', async () => {
+    const outDir = mkdtempSync(join(dir, `${kind}-out-`));
+    const out = join(outDir, 'leads.csv');
+    writeFileSync(out, 'a good export from yesterday\n', { mode: 0o600 });
+    const refused = await cli(['export', '--campaign', server.campaignId, ...remote(server, 'll_bogus'), '--out', out]);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('HTTP 401')]);
+    expect(readFileSync(out, 'utf8')).toBe('a good export from yesterday\n');
+    expect(readdirSync(outDir)).toEqual(['leads.csv']); // no temporary file left behind
+    const done = await cli(['export', '--campaign', server.campaignId, ...remote(server, server.readKey), '--out', out]);
+    expect(done.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toMatch(/^_id,campaignId,phoneNumber/);
+    expect(statSync(out).mode & 0o777).toBe(0o600); // kept private, as it was
+    expect(readdirSync(outDir)).toEqual(['leads.csv']);
   });
 
   it('exits 1 when the server refuses the import itself (a read key)', async () => {

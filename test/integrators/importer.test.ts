@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createLeadlineClient } from '@leadline/client';
+import { EncodingError } from '../../src/integrations/csv-source.js';
 import { importCsv } from '../../src/integrations/importer.js';
 import { ServerUnavailableError } from '../../src/integrations/retry.js';
 import { type Fixture, makeFixture } from '../helpers/fixture.js';
@@ -121,5 +122,43 @@ describe('importCsv', () => {
       'the server refused the key: HTTP 403: Insufficient permissions',
     );
     expect(readFileSync(rejectsPath, 'utf8')).toBe(rejects);
+  });
+
+  it('reports the line a rejected row starts on after a quoted field holding CRLF', async () => {
+    f = await makeFixture('sqlite');
+    const file = join(dir, 'crlf.csv');
+    // line 1 the header; lines 2-3 one row (a quoted CRLF, as Excel writes a cell with a line break); line 4; line 5 the bad row
+    writeFileSync(file, 'phoneNumber,note\r\n+14155550100,"a\r\nb"\r\n+14155550101,x\r\nbad,y\r\n');
+    const rejectsPath = join(dir, 'crlf.rejects.csv');
+    const client = createLeadlineClient({ baseUrl: 'http://x', apiKey: f.keys.writeA, fetch: injectFetch(f.app) });
+    const summary = await importCsv({ file, campaignId: f.ids.campaignA, client, rejectsPath });
+    expect(summary).toMatchObject({ created: 2, rejected: 1 });
+    expect(summary.rejections.map((r) => r.line)).toEqual([5]);
+    expect(readFileSync(rejectsPath, 'utf8')).toMatch(/\n5,/);
+  });
+
+  it('stops at bytes that are not UTF-8, keeps what was acknowledged, and imports the fixed file with --restart', async () => {
+    f = await makeFixture('sqlite');
+    const client = createLeadlineClient({ baseUrl: 'http://x', apiKey: f.keys.writeA, fetch: injectFetch(f.app) });
+    // 3000 rows of about 56 bytes: the file is read 64 KiB at a time, so chunks are acknowledged before the bad byte is read
+    const file = csv('latin1.csv', 3000, (i) => (i === 2900 ? 'Jos\u00e9' : 'x'.repeat(40)));
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, Buffer.from(text, 'latin1'));
+    const offset = Buffer.byteLength(text.slice(0, text.indexOf('Jos\u00e9') + 3));
+    const opts = { file, campaignId: f.ids.campaignA, client, rejectsPath: join(dir, 'latin1.rejects.csv'), chunkSize: 1000 };
+    await expect(importCsv(opts)).rejects.toThrow(
+      new EncodingError(`${file} is not UTF-8: byte 0xE9 at offset ${offset} (line 2901) is not valid UTF-8 there`),
+    );
+    const list = async (): Promise<{ metadata?: { note?: string } }[]> =>
+      (await f!.request('GET', '/api/v1/leads', { query: { campaignId: opts.campaignId, limit: '8000' } })).body.data.leads;
+    // whole chunks only (how many depends on how far the file was read ahead), and nothing of the bad row's
+    const stored = (await list()).length;
+    expect([1000, 2000]).toContain(stored);
+    expect(JSON.parse(readFileSync(join(dir, 'latin1.rejects.state.json'), 'utf8'))).toMatchObject({ rows: stored, created: stored });
+
+    writeFileSync(file, text);
+    const fixed = await importCsv({ ...opts, restart: true });
+    expect(fixed).toMatchObject({ rows: 3000, created: 3000 - stored, skipped: stored });
+    expect((await list()).filter((l) => l.metadata?.note === 'Jos\u00e9').length).toBe(1);
   });
 });
