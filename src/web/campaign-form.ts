@@ -7,6 +7,7 @@ import { type CampaignSettings, DEFAULT_SETTINGS, parseSetting, providerOptions,
 import type { CampaignTable } from '../db/schema.js';
 import { formatRetryDelays } from '../campaigns/retry-delays.js';
 import { formatDuration } from '../scheduling/duration.js';
+import { storable } from './storable.js';
 
 /** form field → its label; also turns the parsers' flag names into the labels the form shows */
 export const LABELS = {
@@ -108,10 +109,11 @@ export class FormErrors extends SettingsError {
 
 const NAME_MAX = 200;
 
-/** a campaign's name as the dashboard takes it: trimmed, 1 to 200 characters */
+/** a campaign's name as the dashboard takes it: trimmed, 1 to 200 characters, none that cannot be stored */
 export function campaignName(raw: string): string {
   const name = raw.trim();
   if (name === '' || name.length > NAME_MAX) throw new SettingsError(`Give the campaign a name of 1 to ${NAME_MAX} characters`);
+  if (!storable(name)) throw new SettingsError('The name holds a character that cannot be stored');
   return name;
 }
 
@@ -130,6 +132,9 @@ export function parseForm(f: FormValues): { name: string | undefined; settings: 
   /** runs one field's parser; a failure is recorded and the field left out */
   const read = <T>(field: Field | 'name', parse: () => T): T | undefined => {
     try {
+      // The parsers refuse what they do not understand, but the secrets and the URLs' paths are free text.
+      if (field !== 'name' && !storable(f[field] ?? ''))
+        throw new SettingsError(`${LABELS[field]} holds a character that cannot be stored`);
       return parse();
     } catch (err) {
       if (!(err instanceof SettingsError)) throw err;
@@ -183,9 +188,13 @@ export function parseForm(f: FormValues): { name: string | undefined; settings: 
   if (f.provider_option !== undefined) settings.provider_options = optionLines(f.provider_option);
   if (f.provider_base_url !== undefined) settings.provider_base_url = optional('provider_base_url', parseSetting.providerBaseUrl);
   // write-only, like the predial secret: empty keeps the stored one
-  if ((f.provider_secret ?? '') !== '') settings.provider_secret = parseSetting.providerSecret(f.provider_secret!);
+  if ((f.provider_secret ?? '') !== '') {
+    settings.provider_secret = read('provider_secret', () => parseSetting.providerSecret(f.provider_secret!));
+  }
   if ((f.provider_webhook_secret ?? '') !== '') {
-    settings.provider_webhook_secret = parseSetting.providerWebhookSecret(f.provider_webhook_secret!);
+    settings.provider_webhook_secret = read('provider_webhook_secret', () =>
+      parseSetting.providerWebhookSecret(f.provider_webhook_secret!),
+    );
   }
   if (f.clear_predial_secret === '1') settings.predial_secret = null;
   else if ((f.predial_secret ?? '') !== '')

@@ -10,7 +10,6 @@ import { type Secrets, secretsFor } from '../crypto/secrets.js';
 import type { CampaignSettings } from '../campaigns/settings.js';
 import { AppError, MESSAGES } from '../errors.js';
 import { LEAD_STATUSES, type LeadStatus } from '../leads/lifecycle.js';
-import { STORABLE_TEXT } from '../leads/schemas.js';
 import { type Access, LeadService } from '../leads/service.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import { liveDialers } from '../dialer/heartbeat.js';
@@ -21,6 +20,7 @@ import { createUser, type IssuedPassword, listUsers, removeUser, resetPassword }
 import { campaignName } from './campaign-form.js';
 import { type Activity, activity, type LeadDialerView, leadDialer, recycle } from './activity.js';
 import { DncDesk } from './dnc.js';
+import { storable } from './storable.js';
 import { WebhookDesk } from './webhooks.js';
 
 export type Counts = Record<LeadStatus, number> & { total: number };
@@ -55,8 +55,6 @@ export interface LeadsPage {
 const PAGE_SIZE = 50;
 /** the longest identifier a lead can have (an externalId, schemas.ts) */
 const MAX_SEARCH = 255;
-/** what either identifier may hold: no NUL, no lone surrogate (schemas.ts) */
-const STORABLE = new RegExp(STORABLE_TEXT, 'u');
 const notFound = () => new AppError('not_found', MESSAGES.notFound);
 const emptyCounts = (): Counts => ({ raw: 0, attempting: 0, exhausted: 0, concluded: 0, total: 0 });
 /** a dashboard user reaches every campaign of their company */
@@ -110,7 +108,9 @@ export class Dashboard {
     return t;
   }
 
+  /** an id that no row can hold (a NUL, which PostgreSQL cannot even compare) is not found, without a query */
   async campaign(companyId: string, campaignId: string): Promise<CampaignRow> {
+    if (!storable(campaignId)) throw notFound();
     const row = await this.store.campaigns.byId(campaignId);
     if (!row || row.company_id !== companyId) throw notFound();
     return row;
@@ -159,7 +159,7 @@ export class Dashboard {
   /** the campaign's leads whose phone number or externalId starts or ends with `text` (LeadStore.search) */
   async search(companyId: string, campaignId: string, text: string): Promise<{ leads: LeadView[]; more: boolean }> {
     await this.campaign(companyId, campaignId);
-    if (Array.from(text).length > MAX_SEARCH || !STORABLE.test(text)) {
+    if (Array.from(text).length > MAX_SEARCH || !storable(text)) {
       throw new AppError(
         'validation',
         `Search for part of a phone number or external id: at most ${MAX_SEARCH} characters, none of them control characters.`,
@@ -171,6 +171,7 @@ export class Dashboard {
 
   async lead(companyId: string, campaignId: string, leadId: string): Promise<{ campaign: CampaignRow; lead: LeadView }> {
     const campaign = await this.campaign(companyId, campaignId);
+    if (!storable(leadId)) throw notFound();
     const row = await this.store.leads.byId(campaign.id, leadId);
     if (!row) throw notFound();
     return { campaign, lead: view(row) };
@@ -222,6 +223,7 @@ export class Dashboard {
   async createKey(companyId: string, form: { name?: string; scope?: string; campaignId?: string }) {
     const name = (form.name ?? '').trim();
     if (name === '' || name.length > 100) throw new AppError('validation', 'Give the key a name of 1 to 100 characters.');
+    if (!storable(name)) throw new AppError('validation', 'The key name holds a character that cannot be stored.');
     if (form.scope !== 'read' && form.scope !== 'write') throw new AppError('validation', 'Choose a scope.');
     const campaignId = form.campaignId ? (await this.campaign(companyId, form.campaignId)).id : null;
     return createKey(this.store, { companyId, name, scope: form.scope, campaignId }, this.now(), this.maxKeys);

@@ -6,12 +6,11 @@
  */
 import { addToDnc, E164, lookUpDnc, MAX_DNC_BATCH, MAX_DNC_REASON, pageDnc, removeFromDnc } from '../compliance/dnc.js';
 import { AppError } from '../errors.js';
-import { STORABLE_TEXT } from '../leads/schemas.js';
 import type { Store } from '../store/index.js';
+import { storable } from './storable.js';
 
 /** the dashboard's list pages are shorter than the API's default of 1000 */
 const PAGE_SIZE = '50';
-const STORABLE = new RegExp(STORABLE_TEXT, 'u');
 
 type DncField = 'numbers' | 'reason' | 'phoneNumber';
 export interface DncFieldError {
@@ -53,7 +52,7 @@ export function readDncForm(
   const numbersError = numbersProblem(numbers);
   if (numbersError) errors.push({ field: 'numbers', message: numbersError });
   if (reason.length > MAX_DNC_REASON) errors.push({ field: 'reason', message: `The reason may be at most ${MAX_DNC_REASON} characters.` });
-  else if (!STORABLE.test(reason)) errors.push({ field: 'reason', message: 'The reason holds a character that cannot be stored.' });
+  else if (!storable(reason)) errors.push({ field: 'reason', message: 'The reason holds a character that cannot be stored.' });
   if (errors.length > 0) throw new DncFormErrors(errors);
   return { numbers: [...new Set(numbers)], reason: reason === '' ? null : reason };
 }

@@ -18,6 +18,7 @@ import {
   rotateSecret,
   type WebhookSummary,
 } from '../webhooks/service.js';
+import { storable } from './storable.js';
 
 const PAGE_SIZE = 50;
 
@@ -35,6 +36,12 @@ export class WebhookFormError extends Error {
 /** the ticked event types: one checkbox each (`event.<type>`), since a form field given twice keeps only its last value */
 export const eventField = (type: string) => `event.${type}`;
 const tickedEvents = (f: Record<string, string | undefined>) => EVENT_TYPES.filter((t) => f[eventField(t)] !== undefined);
+const notFound = () => new AppError('not_found', MESSAGES.notFound);
+/** an id no row can hold (a NUL, which PostgreSQL cannot even compare) is not found, without a query */
+const known = (id: string): string => {
+  if (!storable(id)) throw notFound();
+  return id;
+};
 
 export class WebhookDesk {
   constructor(
@@ -51,13 +58,13 @@ export class WebhookDesk {
 
   async one(companyId: string, webhookId: string): Promise<WebhookView> {
     const hook = (await this.list(companyId)).find((h) => h.webhookId === webhookId);
-    if (!hook) throw new AppError('not_found', MESSAGES.notFound);
+    if (!hook) throw notFound();
     return hook;
   }
 
   /** the new endpoint and its secret, to be shown once */
   async create(companyId: string, f: Record<string, string | undefined>) {
-    const campaignId = f.campaignId || null;
+    const campaignId = f.campaignId ? known(f.campaignId) : null;
     try {
       return await createWebhook(
         this.store,
@@ -69,21 +76,21 @@ export class WebhookDesk {
       if (!(err instanceof AppError)) throw err;
       if (err.code === 'validation' && err.message.startsWith('url: ')) throw new WebhookFormError(err.message.slice('url: '.length));
       // a forged form's campaign of another company: as any other id of another company
-      if (err.code === 'not_found' && campaignId) throw new AppError('not_found', MESSAGES.notFound);
+      if (err.code === 'not_found' && campaignId) throw notFound();
       throw err;
     }
   }
 
   delete(companyId: string, webhookId: string): Promise<void> {
-    return deleteWebhook(this.store, webhookId, companyId);
+    return deleteWebhook(this.store, known(webhookId), companyId);
   }
 
   rotate(companyId: string, webhookId: string) {
-    return rotateSecret(this.store, webhookId, companyId, this.secrets);
+    return rotateSecret(this.store, known(webhookId), companyId, this.secrets);
   }
 
   enable(companyId: string, webhookId: string): Promise<void> {
-    return enableWebhook(this.store, webhookId, companyId, this.now());
+    return enableWebhook(this.store, known(webhookId), companyId, this.now());
   }
 
   /** `before`: the id a previous page gave as its next; anything else is a 400 */

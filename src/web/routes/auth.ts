@@ -38,9 +38,10 @@ export function authRoutes(deps: WebDeps, limiter: SignInLimiter) {
         reply.header('Retry-After', verdict.retryAfterS);
         return retry(429, `Too many sign-in attempts. Try again in ${Math.ceil(verdict.retryAfterS / 60)} minute(s).`);
       }
-      const userId = await verifySignIn(store, email, f.password ?? '', now());
-      if (!userId) return retry(401, 'That email and password do not match an account.');
-      const session = await startSession(store, userId, now());
+      const signIn = await verifySignIn(store, email, f.password ?? '', now());
+      // null also when a reset or a password change landed during the check: the credential it matched is gone
+      const session = signIn && (await startSession(store, signIn, now()));
+      if (!session) return retry(401, 'That email and password do not match an account.');
       if (request.webSession) await endSession(store, request.webSession.idHash);
       setCookie(request, reply, SESSION_COOKIE, session.token, { maxAge: SESSION_TTL_MS / 1000, sameSite: 'lax' });
       clearCookie(request, reply, SIGNIN_COOKIE);
@@ -62,13 +63,17 @@ export function authRoutes(deps: WebDeps, limiter: SignInLimiter) {
     app.post('/password', { config: { webPasswordSetup: true } }, async (request, reply) => {
       const s = request.webSession!;
       const f = form(request);
-      const error = await choosePassword(store, {
-        userId: s.userId,
-        keepSession: s.idHash,
-        current: f.current,
-        password: f.password ?? '',
-        confirm: f.confirm ?? '',
-      });
+      const error = await choosePassword(
+        store,
+        {
+          userId: s.userId,
+          keepSession: s.idHash,
+          current: f.current,
+          password: f.password ?? '',
+          confirm: f.confirm ?? '',
+        },
+        now(),
+      );
       if (error) return send(reply, 400, passwordPage(viewer(request), { first: !s.hasPassword, error }));
       return reply.redirect(s.hasPassword ? href('/password', { done: '1' }) : href('/'), 303);
     });

@@ -20,4 +20,16 @@ export function viewer(request: FastifyRequest): Viewer & { companyId: string } 
 }
 
 export const params = (request: FastifyRequest) => request.params as Record<string, string>;
-export const query = (request: FastifyRequest) => request.query as Record<string, string | undefined>;
+/**
+ * The query string, one string a parameter. A parameter given twice comes as
+ * an array, which pages would take for a string (a 500 on the first string
+ * method); its values are joined with commas instead, so a page refuses it as
+ * it refuses any value it cannot use (a do-not-call lookup of
+ * "+14155550001,+14155550002" is not in E.164 format) rather than picking one.
+ */
+export function query(request: FastifyRequest): Record<string, string | undefined> {
+  const q = request.query;
+  if (!q || typeof q !== 'object') return {};
+  const one = (v: unknown) => (typeof v === 'string' ? v : Array.isArray(v) ? v.filter((x) => typeof x === 'string').join(',') : undefined);
+  return Object.fromEntries(Object.entries(q).map(([k, v]) => [k, one(v)]));
+}
