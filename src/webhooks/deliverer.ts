@@ -10,10 +10,10 @@
  * log says so; `webhook replay` sends it again). An endpoint failing for
  * three days in a row is disabled.
  *
- * Before each message the round reads the endpoint's secret and generation
- * (one primary-key read, small beside the POST): a rotated secret signs from
- * the next message on, and a replay (which bumps the generation) or a
- * deletion ends the round. Its settle writes only in the generation it
+ * Before a message the round reads the endpoint's secret and generation
+ * again when RECHECK_MS has passed since it last did: a rotated secret signs
+ * from then on, and a replay (which bumps the generation) or a deletion ends
+ * the round. Its settle writes only in the generation it
  * leased, so a replay that lands while a message is in flight is kept too.
  */
 import { performance } from 'node:perf_hooks';
@@ -39,6 +39,16 @@ const LEASE_MS = 60 * S;
 const SETTLE_MS = 5 * S;
 const ROUND_MS = 20 * S;
 const PAGE = 100;
+/**
+ * A round reads the endpoint's secret and generation again before a message
+ * once this long has passed since it last did: a rotation, a replay or a
+ * deletion takes effect within it. Read before every message, the one
+ * primary-key query cut delivery on PostgreSQL from 2,241 to 882 events a
+ * second (bench row 12); once per 50 ms it is a query per hundred messages.
+ * A message signed with the old secret meanwhile is refused by a receiver
+ * that switched, and sent again with the new one.
+ */
+const RECHECK_MS = 50;
 const ENDPOINTS_PER_ROUND = 20;
 const PRUNE_EVERY_MS = H;
 
@@ -54,6 +64,8 @@ export interface DelivererOptions {
   now?: () => number;
   /** opens endpoint secrets sealed with SECRET_KEY; default: stored as given */
   secrets?: Secrets;
+  /** how long a round may go on sending with the endpoint's secret and generation as last read (RECHECK_MS) */
+  recheckMs?: number;
 }
 
 /** a delay with ±10% jitter, so endpoints that failed together do not retry together */
@@ -135,6 +147,7 @@ export class WebhookDeliverer {
     // the secret opened once per stored value, not per message
     let sealed = w.secret;
     let secret = webhookSecret(w, secrets);
+    let checked = Number.NEGATIVE_INFINITY;
     try {
       for (;;) {
         const page = await readFeed(store, scope, state.position, PAGE);
@@ -143,14 +156,17 @@ export class WebhookDeliverer {
         let moved = false;
         for (let i = 0; i < page.messages.length && !this.abort.signal.aborted; i++) {
           const { id, type, timestamp, data } = page.messages[i]!;
-          const current = await store.webhooks.sending(w.id);
-          if (current?.generation !== w.generation) {
-            moved = true; // replayed or deleted: what this round holds in memory is no longer the endpoint's
-            break;
-          }
-          if (current.secret !== sealed) {
-            sealed = current.secret;
-            secret = webhookSecret({ id: w.id, secret: sealed }, secrets);
+          if (performance.now() - checked >= (this.o.recheckMs ?? RECHECK_MS)) {
+            const current = await store.webhooks.sending(w.id);
+            checked = performance.now();
+            if (current?.generation !== w.generation) {
+              moved = true; // replayed or deleted: what this round holds in memory is no longer the endpoint's
+              break;
+            }
+            if (current.secret !== sealed) {
+              sealed = current.secret;
+              secret = webhookSecret({ id: w.id, secret: sealed }, secrets);
+            }
           }
           const t0 = performance.now();
           const at = this.now();

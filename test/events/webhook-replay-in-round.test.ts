@@ -35,7 +35,14 @@ describe.each(await availableStores())('webhook replay during a round on %s', (k
       const created = await createWebhook(f.db, { companyId: f.ids.companyA, url: rx.url, campaignId });
       rx.secret = created.secret;
       const since = f.clock.now; // the API's clock (fixed in the fixture) stamps the events
-      const d = new WebhookDeliverer({ store: f.db, owner: 'a', outbound: local, logger: silent, retentionMs: 30 * 86_400_000 });
+      const d = new WebhookDeliverer({
+        store: f.db,
+        owner: 'a',
+        outbound: local,
+        logger: silent,
+        retentionMs: 30 * 86_400_000,
+        recheckMs: 0,
+      });
       const lead = async () =>
         expect((await f.request('POST', '/api/v1/leads', { body: { campaignId, phoneNumber: phone() } })).status).toBe(201);
       /** rounds until `n` requests have arrived (PostgreSQL: an event is readable once older transactions end) */

@@ -36,7 +36,14 @@ describe.each(await availableStores())('webhook secret rotation during a round o
     rx.secret = created.secret;
     for (let i = 0; i < 3; i++)
       expect((await f.request('POST', '/api/v1/leads', { body: { campaignId, phoneNumber: phone() } })).status).toBe(201);
-    const d = new WebhookDeliverer({ store: f.db, owner: 'a', outbound: local, logger: silent, retentionMs: 30 * 86_400_000 });
+    const d = new WebhookDeliverer({
+      store: f.db,
+      owner: 'a',
+      outbound: local,
+      logger: silent,
+      retentionMs: 30 * 86_400_000,
+      recheckMs: 0,
+    });
     // PostgreSQL: an event is readable once every older transaction has ended; all three go in one round
     const deadline = Date.now() + 15_000;
     const readable = async () => (await f.request('GET', '/api/v1/events', { query: { campaignId } })).body.data.count;
