@@ -29,8 +29,11 @@ describe.each(await availableStores())('a call waiting for its --calls-per-secon
   /**
    * Two leads, one call a second, two slots: the second call waits about a
    * second for its slot. The dialer's clock reads a second before 21:00 UTC
-   * until that slot is reserved, then 21:00 (`closeAtSecondSlot`): the first
-   * call starts before 21:00, and the second one's wait ends after it.
+   * until that slot is reserved and the first call's attempt is written, then
+   * 21:00 (`closeAtSecondSlot`): the first call starts before 21:00, and the
+   * second one's wait ends after it. (Moved at the reservation alone, the
+   * clock could read 21:00 when the first call, already checked, read its
+   * start: under PgBouncer's extra round trips it did, in CI.)
    */
   const run = async (
     settings: CampaignSettings,
@@ -40,15 +43,28 @@ describe.each(await availableStores())('a call waiting for its --calls-per-secon
     const leadIds = await seedLeads(db, campaignId, [{ metadata: { timezone: 'UTC' } }, { metadata: { timezone: 'UTC' } }]);
     let now = CLOSES_AT - 1000;
     let reserved = 0;
+    // the first call's attempt is written (its start read from the clock) before the clock moves to 21:00
+    let opened!: () => void;
+    const firstOpened = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
     const pacing: PacingStore = Object.create(db.pacing);
     pacing.reserve = async (...args) => {
       const second = ++reserved === 2;
       if (second) await o.atSecondSlot?.(campaignId);
       const waitMs = await db.pacing.reserve(...args);
-      if (second && o.closeAtSecondSlot) now = CLOSES_AT;
+      if (second && o.closeAtSecondSlot) {
+        await firstOpened;
+        now = CLOSES_AT;
+      }
       return waitMs;
     };
     const queue: QueueStore = Object.create(db.queue);
+    queue.open = async (...args) => {
+      const results = await db.queue.open(...args);
+      opened();
+      return results;
+    };
     queue.close = async (...args) => {
       // the first call is still being recorded when the second is given back
       if (o.slowClose) await new Promise((done) => setTimeout(done, 1500));
