@@ -9,13 +9,13 @@
  * shared by every company of the deployment: readable, two cursors told a
  * company how many events the others caused between them (SECURITY.md). The
  * HMAC makes a cursor that leadline did not write (or a block of one put with
- * a block of another) a malformed one. Through ciphers kept open: a few µs.
+ * a block of another) a malformed one (src/crypto/cursor-cipher.ts).
  *
  * The cursor before this one, base64url of `e1.` and the three numbers in base
  * 36 separated by dots, is still read, so a consumer's kept cursor goes on
  * working after the upgrade.
  */
-import { type Cipher, createCipheriv, createDecipheriv, createHmac, type Decipher } from 'node:crypto';
+import { CursorCipher, perStore, readUint64, writeUint64 } from '../crypto/cursor-cipher.js';
 import type { Store } from '../store/index.js';
 import type { Position } from '../store/events.js';
 
@@ -23,19 +23,12 @@ const LENGTH = 43;
 const V1_PREFIX = 'e1.';
 const NUMBER = /^(0|[1-9a-z][0-9a-z]{0,10})$/;
 
-const derive = (key: Buffer, purpose: string) => createHmac('sha256', key).update(`leadline events cursor: ${purpose}`).digest();
-
 export class EventCursors {
-  private readonly encrypt: Cipher;
-  private readonly decrypt: Decipher;
-  private readonly tagKey: Buffer;
+  private readonly cipher: CursorCipher;
 
   /** `databaseKey`: number_digest_key, decoded */
   constructor(databaseKey: Buffer) {
-    const key = derive(databaseKey, 'cipher');
-    this.encrypt = createCipheriv('aes-256-ecb', key, null).setAutoPadding(false);
-    this.decrypt = createDecipheriv('aes-256-ecb', key, null).setAutoPadding(false);
-    this.tagKey = derive(databaseKey, 'tag');
+    this.cipher = new CursorCipher(databaseKey, 'events cursor', 'tag');
   }
 
   encode(p: Position): string {
@@ -44,15 +37,14 @@ export class EventCursors {
     writeUint64(block, 8, p.id);
     block.writeUInt32BE(p.n, 16);
     this.tag(block).copy(block, 20);
-    // full blocks with padding off: update answers them at once, and the cipher stays usable
-    return this.encrypt.update(block).toString('base64url');
+    return this.cipher.encrypt(block);
   }
 
   /** the position, or null when the cursor is malformed */
   decode(cursor: string): Position | null {
     const v1 = decodeV1(cursor);
     if (v1 !== null || cursor.length !== LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return v1;
-    const block = this.decrypt.update(Buffer.from(cursor, 'base64url'));
+    const block = this.cipher.decrypt(cursor);
     if (!block.subarray(20).equals(this.tag(block))) return null;
     const p = { tx: readUint64(block, 0), id: readUint64(block, 8), n: block.readUInt32BE(16) };
     if (!Number.isSafeInteger(p.tx) || !Number.isSafeInteger(p.id)) return null;
@@ -62,34 +54,14 @@ export class EventCursors {
 
   /** 12 bytes of the HMAC of the position's first 20 bytes */
   private tag(block: Buffer): Buffer {
-    return createHmac('sha256', this.tagKey).update(block.subarray(0, 20)).digest().subarray(0, 12);
+    return this.cipher.mac(block.subarray(0, 20), 12);
   }
 }
 
 const codecs = new WeakMap<Store, Promise<EventCursors>>();
 
-/** the events cursors of the store's database; its key is read once (a failed read is tried again next time) */
-export function eventCursors(store: Store): Promise<EventCursors> {
-  let codec = codecs.get(store);
-  if (!codec) {
-    codec = store.databaseKey().then(
-      (key) => new EventCursors(key),
-      (err) => {
-        codecs.delete(store);
-        throw err;
-      },
-    );
-    codecs.set(store, codec);
-  }
-  return codec;
-}
-
-function writeUint64(b: Buffer, at: number, v: number): void {
-  b.writeUInt32BE(Math.floor(v / 2 ** 32), at);
-  b.writeUInt32BE(v >>> 0, at + 4);
-}
-
-const readUint64 = (b: Buffer, at: number) => b.readUInt32BE(at) * 2 ** 32 + b.readUInt32BE(at + 4);
+/** the events cursors of the store's database */
+export const eventCursors = (store: Store): Promise<EventCursors> => perStore(codecs, store, (key) => new EventCursors(key));
 
 /** the position of a cursor of the form before, or null */
 function decodeV1(cursor: string): Position | null {

@@ -13,54 +13,45 @@
  * - Opaque: seq is one sequence for every lead of the deployment, so a
  *   readable one told a tenant how many leads other companies created between
  *   two of its pages (SECURITY.md: no response carries another tenant's count).
- * One block is encrypted alone (ECB is then a keyed permutation): the same
- * position of the same campaign always gives the same cursor, which says no
- * more than the page did. Through a cipher kept open, 1-2 µs each way.
+ * The same position of the same campaign always gives the same cursor, which
+ * says no more than the page did (src/crypto/cursor-cipher.ts has the rest).
  *
  * The cursor before this one, base64url of `v1.` and the seq in base 36, is
  * still read, so a cursor a client kept across the upgrade goes on working; it
  * is not bound to a campaign. Its encodings are at most 19 characters, this
  * one's always 22, so the length tells them apart.
  */
-import { type Cipher, createCipheriv, createDecipheriv, createHmac, type Decipher } from 'node:crypto';
+import type { Store } from '../store/index.js';
+import { CursorCipher, perStore, readUint64, writeUint64 } from '../crypto/cursor-cipher.js';
 
 const LENGTH = 22;
 const V1_PREFIX = 'v1.';
 /** campaigns whose tag is kept; past it the map starts again (a tag costs one HMAC) */
 const TAGS_MAX = 10_000;
 
-const derive = (key: Buffer, purpose: string) => createHmac('sha256', key).update(`leadline list cursor: ${purpose}`).digest();
-
 export class ListCursors {
-  private readonly encrypt: Cipher;
-  private readonly decrypt: Decipher;
-  private readonly tagKey: Buffer;
+  private readonly cipher: CursorCipher;
   private readonly tags = new Map<string, Buffer>();
 
   /** `databaseKey`: number_digest_key, decoded */
   constructor(databaseKey: Buffer) {
-    const key = derive(databaseKey, 'cipher');
-    this.encrypt = createCipheriv('aes-256-ecb', key, null).setAutoPadding(false);
-    this.decrypt = createDecipheriv('aes-256-ecb', key, null).setAutoPadding(false);
-    this.tagKey = derive(databaseKey, 'campaign');
+    this.cipher = new CursorCipher(databaseKey, 'list cursor', 'campaign');
   }
 
   encode(campaignId: string, seq: number): string {
     const block = Buffer.allocUnsafe(16);
-    block.writeUInt32BE(Math.floor(seq / 2 ** 32), 0);
-    block.writeUInt32BE(seq >>> 0, 4);
+    writeUint64(block, 0, seq);
     this.tag(campaignId).copy(block, 8);
-    // a full block with padding off: update answers it at once, and the cipher stays usable
-    return this.encrypt.update(block).toString('base64url');
+    return this.cipher.encrypt(block);
   }
 
   /** the seq after which the campaign's page starts, or null when the cursor is malformed or another campaign's */
   decode(campaignId: string, cursor: string): number | null {
     if (cursor.length !== LENGTH) return decodeV1(cursor);
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
-    const block = this.decrypt.update(Buffer.from(cursor, 'base64url'));
+    const block = this.cipher.decrypt(cursor);
     if (!block.subarray(8).equals(this.tag(campaignId))) return null;
-    const seq = block.readUInt32BE(0) * 2 ** 32 + block.readUInt32BE(4);
+    const seq = readUint64(block, 0);
     // the last character's spare bits: one position, one cursor
     return Number.isSafeInteger(seq) && this.encode(campaignId, seq) === cursor ? seq : null;
   }
@@ -69,12 +60,17 @@ export class ListCursors {
     let tag = this.tags.get(campaignId);
     if (!tag) {
       if (this.tags.size >= TAGS_MAX) this.tags.clear();
-      tag = createHmac('sha256', this.tagKey).update(campaignId).digest().subarray(0, 8);
+      tag = this.cipher.mac(campaignId, 8);
       this.tags.set(campaignId, tag);
     }
     return tag;
   }
 }
+
+const codecs = new WeakMap<Store, Promise<ListCursors>>();
+
+/** the list cursors of the store's database */
+export const listCursors = (store: Store): Promise<ListCursors> => perStore(codecs, store, (key) => new ListCursors(key));
 
 /** the seq of a cursor of the form before, or null */
 function decodeV1(cursor: string): number | null {

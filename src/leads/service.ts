@@ -10,7 +10,7 @@ import type { CampaignRow } from '../store/campaigns.js';
 import type { Store } from '../store/index.js';
 import type { IdentifierRow, LeadRow, Lookup, NewLeadRow } from '../store/leads.js';
 import { insertThenLookup, lookupThenInsert } from './bulk-create.js';
-import { ListCursors } from './cursor.js';
+import { type ListCursors, listCursors } from './cursor.js';
 import { jsonText, toUtcIso } from './formats.js';
 import type { LeadStatus } from './lifecycle.js';
 import { DEFAULT_PAGE, type IdentifierEntry, type LeadInput, MAX_PAGE } from './schemas.js';
@@ -52,8 +52,6 @@ export interface ListPage {
 
 type Denial = 'not_found' | 'forbidden';
 export class LeadService {
-  private cursorCodec: Promise<ListCursors> | undefined;
-
   constructor(
     private readonly store: Store,
     private readonly now: () => number = Date.now,
@@ -132,16 +130,9 @@ export class LeadService {
     return { leads: page.leads, cursor: cursors.encode(campaign.id, page.leads.at(-1)?.seq ?? after), hasMore: page.more };
   }
 
-  /** the list cursors of this database; its key is read once (a failed read is tried again next time) */
+  /** the list cursors of this database (src/leads/cursor.ts) */
   cursors(): Promise<ListCursors> {
-    this.cursorCodec ??= this.store.databaseKey().then(
-      (key) => new ListCursors(key),
-      (err) => {
-        this.cursorCodec = undefined;
-        throw err;
-      },
-    );
-    return this.cursorCodec;
+    return listCursors(this.store);
   }
 
   async deleteOne(p: Access, query: IdentifierEntry & { campaignId: string }): Promise<void> {
