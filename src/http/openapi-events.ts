@@ -2,8 +2,7 @@
 import { DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE } from '../events/pull.js';
 import { EVENT_TYPES } from '../store/events.js';
 import { bad, COMMON_ERRORS, envelope, error, object, reply, type Schema } from './openapi-schemas.js';
-
-const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
+import { STORABLE_TEXT } from '../storable.js';
 
 export const eventsQuery = {
   type: 'object',

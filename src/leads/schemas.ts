@@ -3,6 +3,7 @@
  * are the source the OpenAPI document is generated from; the exact error
  * messages for their failures come from ./messages.ts.
  */
+import { STORABLE_TEXT } from '../storable.js';
 import { LEAD_STATUSES } from './lifecycle.js';
 
 const MAX_BULK = 1000;
@@ -16,13 +17,6 @@ export const phoneNumber = {
   description: 'E.164: a plus sign, then 2 to 15 digits, the first not 0',
   examples: ['+14155550123'],
 } as const;
-/**
- * Text a database can store exactly as given: no NUL (PostgreSQL refuses it in
- * text, so it was a 500) and no unpaired UTF-16 surrogate (neither database can
- * store one as sent). Ajv compiles patterns with the `u` flag, so a valid
- * surrogate pair (an emoji) is one code point and passes.
- */
-export const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
 export const externalId = {
   type: 'string',
   minLength: 1,

@@ -9,7 +9,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { dummyHash, generateOneTimePassword, hashOneTime, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import type { Store } from '../store/index.js';
-import { storable } from './storable.js';
+import { storable } from '../storable.js';
 
 const ONE_TIME_TTL_MS = 7 * 24 * 3_600_000;
 export const SESSION_TTL_MS = 12 * 3_600_000;

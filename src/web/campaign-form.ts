@@ -7,7 +7,7 @@ import { type CampaignSettings, DEFAULT_SETTINGS, parseSetting, providerOptions,
 import type { CampaignTable } from '../db/schema.js';
 import { formatRetryDelays } from '../campaigns/retry-delays.js';
 import { formatDuration } from '../scheduling/duration.js';
-import { storable } from './storable.js';
+import { storable } from '../storable.js';
 
 /** form field → its label; also turns the parsers' flag names into the labels the form shows */
 export const LABELS = {

@@ -20,7 +20,7 @@ import { createUser, type IssuedPassword, listUsers, removeUser, resetPassword }
 import { campaignName } from './campaign-form.js';
 import { type Activity, activity, type LeadDialerView, leadDialer, recycle } from './activity.js';
 import { DncDesk } from './dnc.js';
-import { storable } from './storable.js';
+import { storable } from '../storable.js';
 import { WebhookDesk } from './webhooks.js';
 
 export type Counts = Record<LeadStatus, number> & { total: number };

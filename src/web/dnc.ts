@@ -7,7 +7,7 @@
 import { addToDnc, E164, lookUpDnc, MAX_DNC_BATCH, MAX_DNC_REASON, pageDnc, removeFromDnc } from '../compliance/dnc.js';
 import { AppError } from '../errors.js';
 import type { Store } from '../store/index.js';
-import { storable } from './storable.js';
+import { storable } from '../storable.js';
 
 /** the dashboard's list pages are shorter than the API's default of 1000 */
 const PAGE_SIZE = '50';

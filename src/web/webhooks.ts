@@ -18,7 +18,7 @@ import {
   rotateSecret,
   type WebhookSummary,
 } from '../webhooks/service.js';
-import { storable } from './storable.js';
+import { storable } from '../storable.js';
 
 const PAGE_SIZE = 50;
 

@@ -3,7 +3,7 @@
  * cannot store it, nor even compare it ("invalid byte sequence for encoding
  * UTF8: 0x00"), where SQLite stores it: each of these was a 500 on
  * PostgreSQL, the sign-in one without any account. Now the dashboard checks
- * such text against the storable-text rule (src/web/storable.ts) before any
+ * such text against the storable-text rule (src/storable.ts) before any
  * query, so both databases answer as the docs say: a wrong sign-in is a 401,
  * a bad form a 400 with its message, an id that is not the company's a 404.
  */

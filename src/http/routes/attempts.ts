@@ -4,8 +4,7 @@ import { type OutcomeReport, reportOutcome } from '../../dialer/outcomes.js';
 import type { Store } from '../../store/index.js';
 import { sendOk } from '../envelope.js';
 import { reportOutcomeDoc } from '../openapi-dialer.js';
-
-const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
+import { STORABLE_TEXT } from '../../storable.js';
 
 const params = {
   type: 'object',

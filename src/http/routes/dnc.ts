@@ -6,7 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { addToDnc, lookUpDnc, MAX_DNC_BATCH, MAX_DNC_REASON, pageDnc, removeFromDnc } from '../../compliance/dnc.js';
 import { validation } from '../../errors.js';
-import { phoneNumber, STORABLE_TEXT } from '../../leads/schemas.js';
+import { phoneNumber } from '../../leads/schemas.js';
+import { STORABLE_TEXT } from '../../storable.js';
 import type { Store } from '../../store/index.js';
 import { sendOk } from '../envelope.js';
 import { addDncDoc, getDncDoc, removeDncDoc } from '../openapi-dnc.js';

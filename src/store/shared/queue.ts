@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { AttemptOpening, AttemptResult, ClaimedLead, Closing, OpenResult, PendingAttempt, QueueStore } from '../queue.js';
 import { capReached, parseCallCaps } from '../../compliance/call-caps.js';
+import { toStorable } from '../../storable.js';
 import { KyselyAttemptStore } from '../attempts.js';
 import { digester, removeOrphanNumbers } from '../digests.js';
 import { KyselyDncStore } from '../dnc.js';
@@ -157,8 +158,11 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
       where seq = ${lead.seq} and claimed_by = ${lead.claimedBy} and claimed_at = ${lead.claimedAt}`.execute(this.ex);
   }
 
-  close(batch: readonly Closing[], closedBy: 'dialer' | 'report' | 'timeout' | 'recovery', now: number): Promise<AttemptResult[]> {
-    if (batch.length === 0) return Promise.resolve([]);
+  close(given: readonly Closing[], closedBy: 'dialer' | 'report' | 'timeout' | 'recovery', now: number): Promise<AttemptResult[]> {
+    if (given.length === 0) return Promise.resolve([]);
+    // A platform's words reach here unchecked (a webhook receiver's reason, one cut inside an
+    // emoji): made storable, so PostgreSQL records the close as SQLite does instead of refusing it.
+    const batch = given.map((c) => ({ ...c, outcome: toStorable(c.outcome), reason: c.reason === null ? null : toStorable(c.reason) }));
     return this.inWriteTx(async (self) => {
       const closed = await self.closeRows(batch, closedBy);
       await self.listAsked(
