@@ -6,6 +6,7 @@
  * attempt written first, and an attempt is never placed twice.
  */
 import { callCapFor } from '../compliance/call-caps.js';
+import { hasConsent } from '../compliance/consent.js';
 import { regionalLimitFor, withRegionalLimit } from '../compliance/regional-rules.js';
 import { parseMetadata } from '../leads/metadata.js';
 import { isClosedAt } from '../scheduling/closed-dates.js';
@@ -56,7 +57,7 @@ export type LeadOutcome =
    * given back before anything was placed, due again as it was: the dialer is stopping, or,
    * after the wait for a --calls-per-second slot, the campaign's hours closed or it was paused
    */
-  | { kind: 'released'; why: 'stopping' | 'outside hours' | 'paused' }
+  | { kind: 'released'; why: 'stopping' | 'outside hours' | 'paused' | 'no consent' }
   /** right before the call, the claim was found lost, the lead deleted, or its number on the do-not-call list: no call */
   | { kind: 'skipped'; why: 'claim lost' | 'gone' | 'do-not-call' | 'number busy' | 'call cap' };
 
@@ -112,7 +113,7 @@ export async function dialLead(
       return { kind: 'deferred', until };
     })();
   };
-  const release = async (why: 'stopping' | 'outside hours' | 'paused' = 'stopping'): Promise<LeadOutcome> => {
+  const release = async (why: 'stopping' | 'outside hours' | 'paused' | 'no consent' = 'stopping'): Promise<LeadOutcome> => {
     await store.queue.release(lead, { now: deps.now() });
     return { kind: 'released', why };
   };
@@ -131,13 +132,16 @@ export async function dialLead(
       // The wait may be long (calls queue for their slots, one a second under
       // --calls-per-second 1), so what the claim and the check above saw may
       // have changed: the call's window or date closed, the campaign's hours
-      // ended, or it was paused (a run of calls not placed). The call is not
+      // ended, it was paused (a run of calls not placed) or made to require
+      // consent the lead's metadata does not record. The call is not
       // placed then, and its slot is left unused.
       const late = deferral(lead.phoneNumber, claimedZones);
       if (late) return late;
       if (!isOpen(campaign.hours, campaign.timezone, new Date(deps.now()))) return release('outside hours');
       const row = await store.campaigns.byId(campaign.id);
       if (!row || row.paused_at !== null) return release('paused');
+      // --require-consent turned on meanwhile: the claim would not take this lead now
+      if (row.require_consent && !hasConsent(metadata)) return release('no consent');
     }
   }
   const startedAt = deps.now();

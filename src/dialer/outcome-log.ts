@@ -24,6 +24,8 @@ const RELEASED = {
   stopping: 'released before the call: the dialer is stopping',
   'outside hours': "released before the call: the campaign's calling hours ended while it waited for its slot",
   paused: 'released before the call: the campaign was paused while it waited for its slot',
+  'no consent':
+    'released before the call: the campaign came to require consent, which the lead does not record, while it waited for its slot',
 } as const;
 
 export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, r: LeadOutcome, ms: number): void {

@@ -2,14 +2,15 @@
  * A call that waits for its --calls-per-second slot is looked at again when
  * the slot comes (src/dialer/call.ts): with calls queued for their slots, the
  * later ones may reach it after the called person's local window, or the
- * campaign's own hours, closed, or after the campaign was paused. Such a call
+ * campaign's own hours, closed, or after the campaign was paused or made to
+ * require consent the lead does not record. Such a call
  * is not placed: its lead is given back untouched, and the slot is left
  * unused; a worker that finds its campaign paused so claims nothing more
  * from it. docs/dialer.md "Calls per second".
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { CampaignSettings } from '../../src/campaigns/service.js';
+import { type CampaignSettings, updateCampaign } from '../../src/campaigns/service.js';
 import { Dialer } from '../../src/dialer/worker.js';
 import type { Store } from '../../src/store/index.js';
 import type { PacingStore } from '../../src/store/pacing.js';
@@ -110,5 +111,13 @@ describe.each(await availableStores())('a call waiting for its --calls-per-secon
     expectOneCallAndOneUntouched(r);
     // the worker learnt of the pause: the lead given back was not claimed again to wait for another slot
     expect(r.reserved).toBe(2);
+  });
+
+  it('is not placed once the campaign came to require consent during its wait, which its lead does not record', async () => {
+    const r = await run(
+      {},
+      { atSecondSlot: (campaignId) => updateCampaign(db, campaignId, { require_consent: 1 }).then(() => undefined), slowClose: true },
+    );
+    expectOneCallAndOneUntouched(r);
   });
 });
