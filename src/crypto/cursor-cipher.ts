@@ -1,14 +1,28 @@
 /**
- * What the lead list's and the events' cursors share (src/leads/cursor.ts,
- * src/events/cursor.ts): keys derived from the database's own random key
- * (Store.databaseKey), so that every instance on one database reads every
- * other's cursors; whole 16-byte blocks through AES-256 ciphers kept open
- * (ECB on a block is a keyed permutation; update answers a whole block at
- * once and leaves the cipher usable: 1-2 µs, against 6 µs for a new cipher a
- * cursor); and an HMAC under a key of its own.
+ * What the lead list's and the events' cursors and the event ids share
+ * (src/leads/cursor.ts, src/events/cursor.ts, src/events/ids.ts): keys derived
+ * from the database's own random key (Store.databaseKey), so that every
+ * instance on one database reads every other's cursors and gives an event the
+ * same id; whole 16-byte blocks through AES-256 ciphers kept open (ECB on a
+ * block is a keyed permutation; update answers a whole block at once and
+ * leaves the cipher usable: 1-2 µs, against 6 µs for a new cipher a cursor);
+ * and an HMAC under a key of its own.
  */
 import { type Cipher, createCipheriv, createDecipheriv, createHmac, type Decipher } from 'node:crypto';
 import type { Store } from '../store/index.js';
+
+/**
+ * A key of its own for each use (`name`: whose, "list cursor"; `purpose`: what
+ * for), so that no value made for one use passes for another's. The strings
+ * are part of every cursor and event id already given out: changing one
+ * invalidates them.
+ */
+export const deriveKey = (databaseKey: Buffer, name: string, purpose: string): Buffer =>
+  createHmac('sha256', databaseKey).update(`leadline ${name}: ${purpose}`).digest();
+
+/** the first `bytes` bytes of the HMAC-SHA256 of `data` under `key` */
+export const macOf = (key: Buffer, data: Buffer | string, bytes: number): Buffer =>
+  createHmac('sha256', key).update(data).digest().subarray(0, bytes);
 
 export class CursorCipher {
   private readonly encryptor: Cipher;
@@ -17,11 +31,10 @@ export class CursorCipher {
 
   /** `name`: whose cursors ("list cursor"); `macPurpose`: what the HMAC key is derived for */
   constructor(databaseKey: Buffer, name: string, macPurpose: string) {
-    const derive = (purpose: string) => createHmac('sha256', databaseKey).update(`leadline ${name}: ${purpose}`).digest();
-    const key = derive('cipher');
+    const key = deriveKey(databaseKey, name, 'cipher');
     this.encryptor = createCipheriv('aes-256-ecb', key, null).setAutoPadding(false);
     this.decryptor = createDecipheriv('aes-256-ecb', key, null).setAutoPadding(false);
-    this.macKey = derive(macPurpose);
+    this.macKey = deriveKey(databaseKey, name, macPurpose);
   }
 
   /** whole blocks, as base64url */
@@ -36,7 +49,7 @@ export class CursorCipher {
 
   /** the first `bytes` bytes of the HMAC of `data` */
   mac(data: Buffer | string, bytes: number): Buffer {
-    return createHmac('sha256', this.macKey).update(data).digest().subarray(0, bytes);
+    return macOf(this.macKey, data, bytes);
   }
 }
 

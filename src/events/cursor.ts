@@ -11,17 +11,18 @@
  * HMAC makes a cursor that leadline did not write (or a block of one put with
  * a block of another) a malformed one (src/crypto/cursor-cipher.ts).
  *
- * The cursor before this one, base64url of `e1.` and the three numbers in base
- * 36 separated by dots, is still read, so a consumer's kept cursor goes on
- * working after the upgrade.
+ * The cursor before this one (`e1.` and the three numbers in base 36,
+ * base64url) is no longer read: anyone could write one for any position, so
+ * it undid the opacity above (a company's pages after forged positions
+ * counted the others' events), and it let n past 32 bits through. It is
+ * 400 Invalid cursor, as any cursor leadline did not write
+ * (docs/operations.md, "Upgrading").
  */
 import { CursorCipher, perStore, readUint64, writeUint64 } from '../crypto/cursor-cipher.js';
 import type { Store } from '../store/index.js';
 import type { Position } from '../store/events.js';
 
 const LENGTH = 43;
-const V1_PREFIX = 'e1.';
-const NUMBER = /^(0|[1-9a-z][0-9a-z]{0,10})$/;
 
 export class EventCursors {
   private readonly cipher: CursorCipher;
@@ -42,8 +43,7 @@ export class EventCursors {
 
   /** the position, or null when the cursor is malformed */
   decode(cursor: string): Position | null {
-    const v1 = decodeV1(cursor);
-    if (v1 !== null || cursor.length !== LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return v1;
+    if (cursor.length !== LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
     const block = this.cipher.decrypt(cursor);
     if (!block.subarray(20).equals(this.tag(block))) return null;
     const p = { tx: readUint64(block, 0), id: readUint64(block, 8), n: block.readUInt32BE(16) };
@@ -62,15 +62,3 @@ const codecs = new WeakMap<Store, Promise<EventCursors>>();
 
 /** the events cursors of the store's database */
 export const eventCursors = (store: Store): Promise<EventCursors> => perStore(codecs, store, (key) => new EventCursors(key));
-
-/** the position of a cursor of the form before, or null */
-function decodeV1(cursor: string): Position | null {
-  if (cursor.length > 64 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
-  const text = Buffer.from(cursor, 'base64url').toString('latin1');
-  if (!text.startsWith(V1_PREFIX)) return null;
-  const parts = text.slice(V1_PREFIX.length).split('.');
-  if (parts.length !== 3 || !parts.every((d) => NUMBER.test(d))) return null;
-  const [tx, id, n] = parts.map((d) => parseInt(d, 36)) as [number, number, number];
-  if (![tx, id, n].every(Number.isSafeInteger)) return null;
-  return Buffer.from(`${V1_PREFIX}${parts.join('.')}`).toString('base64url') === cursor ? { tx, id, n } : null;
-}

@@ -8,9 +8,10 @@
  */
 import type { EventItem, EventRow, EventScope, EventType, Position } from '../store/events.js';
 import type { Store } from '../store/index.js';
+import { eventIds } from './ids.js';
 
 export interface EventMessage {
-  /** `evt_<row>_<item>`: the same on every try and every read */
+  /** `evt_` and 22 opaque characters (src/events/ids.ts): the same on every try and every read */
   id: string;
   type: EventType;
   /** ISO 8601, when the change committed */
@@ -66,8 +67,9 @@ export async function readFeed(store: Store, scope: EventScope, from: Position, 
   const leadIds = picked.filter((p) => p.row.type === 'lead.created').map((p) => String(p.item.leadId));
   const attemptIds = picked.filter((p) => p.row.type.startsWith('attempt.')).map((p) => String(p.item.attemptId));
   const numbers = await store.events.numbers([...new Set(leadIds)], [...new Set(attemptIds)]);
+  const ids = await eventIds(store);
   const messages = picked.map(({ row, index, item }) => ({
-    id: `evt_${row.id}_${index}`,
+    id: ids.of(row.id, index),
     type: row.type,
     timestamp: new Date(row.created_at).toISOString(),
     data: data(row, item, numbers),

@@ -16,16 +16,17 @@
  * The same position of the same campaign always gives the same cursor, which
  * says no more than the page did (src/crypto/cursor-cipher.ts has the rest).
  *
- * The cursor before this one, base64url of `v1.` and the seq in base 36, is
- * still read, so a cursor a client kept across the upgrade goes on working; it
- * is not bound to a campaign. Its encodings are at most 19 characters, this
- * one's always 22, so the length tells them apart.
+ * The cursor before this one (`v1.` and the seq in base 36, base64url) is no
+ * longer read: anyone could write one for any seq, and since it was bound to
+ * no campaign, a company's pages after forged positions found where its own
+ * leads fell in the deployment-wide seq, and so how many leads the others
+ * created between them. It is 400 Invalid cursor, as any cursor leadline did
+ * not write (docs/operations.md, "Upgrading").
  */
 import type { Store } from '../store/index.js';
 import { CursorCipher, perStore, readUint64, writeUint64 } from '../crypto/cursor-cipher.js';
 
 const LENGTH = 22;
-const V1_PREFIX = 'v1.';
 /** campaigns whose tag is kept; past it the map starts again (a tag costs one HMAC) */
 const TAGS_MAX = 10_000;
 
@@ -47,8 +48,7 @@ export class ListCursors {
 
   /** the seq after which the campaign's page starts, or null when the cursor is malformed or another campaign's */
   decode(campaignId: string, cursor: string): number | null {
-    if (cursor.length !== LENGTH) return decodeV1(cursor);
-    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
+    if (cursor.length !== LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
     const block = this.cipher.decrypt(cursor);
     if (!block.subarray(8).equals(this.tag(campaignId))) return null;
     const seq = readUint64(block, 0);
@@ -71,15 +71,3 @@ const codecs = new WeakMap<Store, Promise<ListCursors>>();
 
 /** the list cursors of the store's database */
 export const listCursors = (store: Store): Promise<ListCursors> => perStore(codecs, store, (key) => new ListCursors(key));
-
-/** the seq of a cursor of the form before, or null */
-function decodeV1(cursor: string): number | null {
-  if (cursor.length > 19 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
-  const text = Buffer.from(cursor, 'base64url').toString('latin1');
-  if (!text.startsWith(V1_PREFIX)) return null;
-  const digits = text.slice(V1_PREFIX.length);
-  if (!/^(0|[1-9a-z][0-9a-z]{0,10})$/.test(digits)) return null;
-  const seq = parseInt(digits, 36);
-  if (!Number.isSafeInteger(seq) || Buffer.from(V1_PREFIX + digits).toString('base64url') !== cursor) return null;
-  return seq;
-}

@@ -1,8 +1,9 @@
 /**
  * GET /api/v1/events: oldest first, cursors that return exactly the events
  * added since (also across a transaction that commits late on PostgreSQL),
- * scope rules as for leads, and scrubbed numbers of deleted leads.
- * docs/events.md "Pull API".
+ * scope rules as for leads, and scrubbed numbers of deleted leads; old-form
+ * cursors refused, the cursor checked before the campaign, and ids and cursors
+ * that count no other company's events. docs/events.md "Pull API".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableStores } from '../helpers/db.js';
@@ -120,10 +121,43 @@ describe.each(await availableStores())('pull API on %s', (kind) => {
     for (const limit of ['0', '-1', 'x', '1.5']) expectFieldError(await events({ limit }), 'limit');
   });
 
-  it('a cursor of the form before (base64url of e1. and tx, id, n in base 36) is still read', async () => {
-    const all = await readAll({});
-    const v1 = Buffer.from('e1.0.0.0').toString('base64url');
-    expect(ok(await events({ after: v1, limit: '1000' })).events).toEqual(all.all.slice(0, 1000));
+  it('a cursor of the form before (base64url of e1. and tx, id, n in base 36) is 400 Invalid cursor', async () => {
+    // anyone could write one for any position; it was read until this version (docs/operations.md)
+    const v1 = (tx: number, id: number, n: number) =>
+      Buffer.from(`e1.${tx.toString(36)}.${id.toString(36)}.${n.toString(36)}`).toString('base64url');
+    // the last: past every event, with an n that does not fit 32 bits, was a 500 when encoded back
+    for (const after of [v1(0, 0, 0), v1(0, 1, 0), v1(1e12, 1e12, 2 ** 32)]) {
+      const res = await events({ after });
+      expect(res.status, JSON.stringify(res.body)).not.toBe(500);
+      expectError(res, 400, 'Invalid cursor');
+    }
+  });
+
+  it('validation comes before campaign access: an invalid cursor with an unreachable campaign is 400 Invalid cursor', async () => {
+    // docs/api.md "Order of checks": 4. validate the body or query (400); 5. campaign access (404), as listing leads does
+    const leads = await f.request('GET', '/api/v1/leads', { query: { campaignId: f.ids.campaignB, cursor: 'not-a-cursor' } });
+    expectError(leads, 400, 'Invalid cursor');
+    expectError(await events({ campaignId: f.ids.campaignB, after: 'not-a-cursor' }), 400, 'Invalid cursor');
+    expectError(await events({ campaignId: f.ids.campaignA2, after: 'not-a-cursor' }, f.keys.restrictedA), 400, 'Invalid cursor');
+    expectError(await events({ campaignId: f.ids.campaignB }), 404, 'Campaign not found or access denied');
+  });
+
+  it('event ids say nothing of the events other companies caused between two of ours, and stay the same on every read', async () => {
+    // ids were evt_<row>_<item>, the row id shared by every company: the gap between two of A's
+    // was 1 + B's events. They are an HMAC of the row and item now (src/events/ids.ts).
+    const { campaignA, campaignB } = f.ids;
+    const mark = (await readAll({})).cursor;
+    await seed(f, campaignA, [{ phoneNumber: phone() }]);
+    const OTHERS = 3;
+    for (let i = 0; i < OTHERS; i++) await seed(f, campaignB, [{ phoneNumber: phone() }], f.keys.writeB);
+    await seed(f, campaignA, [{ phoneNumber: phone() }]);
+    const { all } = await readUntil(2, {}, mark);
+    const ids = all.map((e) => e.id as string);
+    expect(ids).toHaveLength(2);
+    for (const id of ids) expect(id).toMatch(/^evt_[A-Za-z0-9_-]{22}$/);
+    const rows = ids.map((id) => Number(/^evt_(\d+)_\d+$/.exec(id)?.[1]));
+    expect(rows[1]! - rows[0]!, `A's ids ${ids.join(', ')} reveal B's ${OTHERS} events`).not.toBe(OTHERS + 1);
+    expect((await readUntil(2, {}, mark)).all.map((e) => e.id)).toEqual(ids);
   });
 
   it('two cursors say nothing of the events other companies caused between them', async () => {
