@@ -95,7 +95,7 @@ export function registerDnc(program: Command): void {
   dnc
     .command('import')
     .description('stream a CSV of numbers onto the list (source import), 1000 per transaction, with a progress bar on stderr')
-    .argument('<file>', 'CSV with a header row')
+    .argument('<file>', 'CSV with a header row; a single column of bare numbers needs none (an E.164 first row is a number)')
     .requiredOption('--company <id>', 'the company')
     .option('--column <name>', 'the column holding the numbers (default: phoneNumber, phone_number, phone or number, or the only column)')
     .option('--json', 'print the summary as JSON')

@@ -27,15 +27,18 @@ export interface DncImportSummary {
   seconds: number;
 }
 
-function columnIndex(header: readonly string[], column: string | undefined): number {
+/** the column of the numbers, and whether the first row is a header (else it is the first number) */
+function columnIndex(first: readonly string[], column: string | undefined): { at: number; header: boolean } {
   if (column !== undefined) {
-    const at = header.indexOf(column);
-    if (at < 0) throw new DncImportError(`no column "${column}" in the header (${header.join(', ')})`);
-    return at;
+    const at = first.indexOf(column);
+    if (at < 0) throw new DncImportError(`no column "${column}" in the header (${first.join(', ')})`);
+    return { at, header: true };
   }
-  const at = header.findIndex((h) => PHONE_COLUMNS.includes(h.trim().toLowerCase()));
-  if (at >= 0) return at;
-  if (header.length === 1) return 0;
+  const at = first.findIndex((h) => PHONE_COLUMNS.includes(h.trim().toLowerCase()));
+  if (at >= 0) return { at, header: true };
+  // A file of bare numbers has no header: its first number, taken as one, was dropped
+  // unseen (neither listed nor counted nor named). No column name is an E.164 number.
+  if (first.length === 1) return { at: 0, header: !E164.test(first[0]!.trim()) };
   throw new DncImportError(`which column holds the numbers? none is named ${PHONE_COLUMNS.join(', ')}: give --column NAME`);
 }
 
@@ -72,9 +75,10 @@ export async function importDnc(opts: {
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number; bytes: number } }>) {
       if (at === undefined) {
-        at = columnIndex(record, opts.column);
-        progress?.begin(info.bytes, 0);
-        continue;
+        const found = columnIndex(record, opts.column);
+        at = found.at;
+        progress?.begin(found.header ? info.bytes : 0, 0);
+        if (found.header) continue;
       }
       totals.rows++;
       const phone = (record[at] ?? '').trim();

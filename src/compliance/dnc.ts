@@ -80,9 +80,10 @@ function decodeCursor(cursor: string): string {
 
 /** one page of the list, in number order; the cursor is the last number returned */
 export async function pageDnc(store: Store, p: Access, q: { limit?: string; cursor?: string }) {
-  const companyId = companyOf(p);
+  // the query first (400), then the key's reach (403): docs/api.md "Order of checks", as addToDnc does
   const limit = q.limit === undefined ? DEFAULT_PAGE : Math.min(Number(q.limit), MAX_PAGE);
   const after = q.cursor === undefined ? null : decodeCursor(q.cursor);
+  const companyId = companyOf(p);
   const rows = await store.dnc.page(companyId, after, limit + 1);
   const entries = rows.slice(0, limit);
   const last = entries.at(-1)?.phoneNumber ?? after;

@@ -8,7 +8,7 @@ import { retryDelayFor } from '../campaigns/retry-delays.js';
 import { orderedIds } from '../ids.js';
 import { type LeadStatus, nextStatus } from '../leads/lifecycle.js';
 import type { Store } from '../store/index.js';
-import type { AttemptResult, ClaimedLead, Closing, PendingAttempt } from '../store/queue.js';
+import { type AttemptResult, type ClaimedLead, type Closing, DO_NOT_CALL, type PendingAttempt } from '../store/queue.js';
 
 export type { AttemptResult } from '../store/queue.js';
 
@@ -59,7 +59,10 @@ function move(m: MoveFrom, e: Ending, retry: RetryDelays): NonNullable<Closing['
       next: new Date(e.finishedAt + (e.retryInMs ?? 0)).toISOString(),
     };
   }
-  const to = nextStatus(m.from, e.success ? 'succeed' : 'fail', { attempts: m.prev + 1, maxAttempts: m.maxAttempts });
+  // The person asked not to be called: that concludes the lead whatever `success` says (a receiver
+  // may well report an opt-out as a call that did not succeed); a retry would call them again.
+  const concludes = e.success || e.outcome === DO_NOT_CALL;
+  const to = nextStatus(m.from, concludes ? 'succeed' : 'fail', { attempts: m.prev + 1, maxAttempts: m.maxAttempts });
   const next =
     to === 'attempting' ? new Date(e.finishedAt + retryDelayFor(e.outcome, retry.defaultMs, retry.byOutcome)).toISOString() : null;
   return { seq: m.seq, worker: m.worker, claimedAt: m.claimedAt, from: m.from, to, prev: m.prev, next };

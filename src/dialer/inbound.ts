@@ -11,6 +11,7 @@ import { AppError, MESSAGES } from '../errors.js';
 import type { LeadStatus } from '../leads/lifecycle.js';
 import type { Store } from '../store/index.js';
 import { closingForPending } from './attempts.js';
+import { listOptOut } from './outcomes.js';
 import { platformContext } from './providers/platform.js';
 import { type HttpRequester, type InboundEvent, type InboundRequest, isPlatformName, platformFor } from './providers/platforms/index.js';
 
@@ -64,7 +65,7 @@ export async function receiveWebhook(
   // non-terminal, or closed already (a repeat, or the call timeout came first): the first outcome stands
   if (!terminal || !pending) {
     // an opt-out the analysis found after the outcome was decided (Retell's call_analyzed) still lists the number
-    if (doNotCall) await listOptOut(deps, attempt.attemptId, events);
+    if (doNotCall) await listAnalysedOptOut(deps, attempt.attemptId, events);
     return { ...base, recorded: false, outcome: null, leadStatus: null };
   }
   const now = deps.now();
@@ -87,23 +88,14 @@ export async function receiveWebhook(
   };
 }
 
-/**
- * The number goes on the company's do-not-call list (source `call`), as closing an attempt with
- * the outcome do-not-call does (src/store/shared/queue.ts); a number listed already keeps its entry.
- * When the call's lead was deleted, closing the attempt replaced its number by the number's
- * digest, so the number the platform's call object names is listed instead, only if its digest
- * is the attempt's: exactly the number that was called, never one the payload merely claims.
- */
-async function listOptOut(deps: InboundDeps, attemptId: string, events: readonly InboundEvent[]): Promise<void> {
+/** an opt-out the call's analysis found once the attempt was closed: listed as a late outcome report's is */
+async function listAnalysedOptOut(deps: InboundDeps, attemptId: string, events: readonly InboundEvent[]): Promise<void> {
   const a = await deps.store.attempts.byAttemptId(attemptId);
   if (!a) return;
-  let number = a.phoneNumber;
-  for (const e of events) {
-    if (number === null && e.phoneNumber && (await deps.store.attempts.called(attemptId, e.phoneNumber))) number = e.phoneNumber;
-  }
-  if (number === null) return;
-  await deps.store.transaction((tx) =>
-    tx.dnc.add(a.companyId, [number], { source: 'call', reason: 'opted out (the call analysis, after the outcome)', now: deps.now() }),
+  await listOptOut(
+    deps.store,
+    { attemptId, ...a },
+    { named: events.map((e) => e.phoneNumber), reason: 'opted out (the call analysis, after the outcome)', now: deps.now() },
   );
 }
 

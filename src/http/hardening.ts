@@ -58,6 +58,12 @@ export function serverOptions(limits: ServerLimits): FastifyHttpOptions<Server> 
       connectionsCheckingInterval: Math.min(1000, Math.ceil(limits.headersTimeoutMs / 2)),
     },
     clientErrorHandler,
+    // The router refuses a path parameter longer than maxParamLength (100 by
+    // default) through frameworkErrors, before any hook: a 400 ahead of the
+    // 401 and uncounted by the per-IP limiter. No parameter can be longer than
+    // the request head, so at that length the router refuses none, and each
+    // route's schema (attemptId: at most 100) answers after authentication.
+    routerOptions: { maxParamLength: limits.maxHeaderSize },
     // A URL that cannot be percent-decoded never reaches a route or a hook;
     // Fastify's own answer is not the envelope and echoes the path back.
     frameworkErrors: (_err, _request, reply) => badUrl(reply as FastifyReply),

@@ -17,6 +17,13 @@
 import type { LeadDialerColumns, LeadTable } from '../db/schema.js';
 import type { LeadStatus } from '../leads/lifecycle.js';
 
+/**
+ * The outcome of a call in which the person asked not to be called again
+ * (src/dialer/providers/platforms/types.ts): closing an attempt with it lists
+ * the number and concludes the lead, whatever `success` says.
+ */
+export const DO_NOT_CALL = 'do-not-call';
+
 export interface ClaimedLead {
   seq: number;
   id: string;

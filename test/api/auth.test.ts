@@ -196,3 +196,42 @@ describe.each(await availableStores())('authentication and access on %s', (kind)
     ok(await f.request('GET', '/api/v1/records', { key, query: { campaignId: f.ids.campaignA } }));
   });
 });
+
+/**
+ * Path parameters longer than the router's limit (Fastify's maxParamLength, 100 by default) were
+ * answered 400 by frameworkErrors before any hook: ahead of the 401, uncounted per client IP and
+ * without rate-limit headers. The route's own schema answers instead, after authentication.
+ */
+describe.each(await availableStores())('order of checks on path parameters on %s', (kind) => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await makeFixture(kind, { rateLimit: { ipPerMinute: 3 } });
+  });
+  afterAll(() => f?.close());
+
+  const longId = 'at_'.padEnd(101, 'x'); // a well-formed URL; one past the schema's maxLength 100
+  const report = (key: string | null, id = longId) =>
+    f.request('POST', `/api/v1/attempts/${id}/outcome`, { key, body: { success: true, outcome: 'answered' } });
+
+  it('an outcome report for a 101-character attemptId without a key is 401 Missing API key', async () => {
+    expectError(await report(null), 401, 'Missing API key');
+  });
+
+  it('with a key, the route schema answers 400 (a 1000-character id too)', async () => {
+    for (const id of [longId, 'at_'.padEnd(1000, 'x')]) {
+      const res = await report(f.keys.writeA, id);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toContain('attemptId');
+    }
+  });
+
+  it('unauthenticated requests to such a URL are counted per client IP and carry the rate-limit headers', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await report(null);
+      statuses.push(res.status);
+      expect(res.headers['x-ratelimit-limit'], `response ${i}: ${res.status}`).toBeDefined();
+    }
+    expect(statuses).toContain(429);
+  });
+});

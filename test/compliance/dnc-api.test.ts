@@ -100,6 +100,15 @@ describe.each(await availableStores())('the do-not-call API on %s', (kind) => {
     expect(ok(await get({ phoneNumber: '+14155550401' })).listed).toBe(false);
   });
 
+  it('a campaign key\'s invalid query is 400 before the 403, as its invalid body is (docs/api.md "Order of checks")', async () => {
+    const body = await add({ phoneNumbers: ['not-a-number'] }, f.keys.restrictedA);
+    expectFieldError(body, /^phoneNumbers\[0\]: phoneNumber must be in E\.164/);
+    expectError(await get({ cursor: 'not-a-cursor' }, f.keys.restrictedA), 400, 'Invalid cursor');
+    expectFieldError(await get({ limit: '0' }, f.keys.restrictedA), 'limit must be a whole number');
+    // a valid query still meets the 403
+    expectError(await get({ limit: '5' }, f.keys.restrictedA), 403, CAMPAIGN_KEY);
+  });
+
   it('validates every input with a clear 400 and writes nothing', async () => {
     const before = ok(await get({ limit: '8000' })).count;
     expectError(await add({}), 400, 'phoneNumbers is required');

@@ -1,7 +1,7 @@
 /**
  * `leadline dnc add|remove|list|import` and `company update --call-caps` as scripts use them: real processes
  * on SQLite and PostgreSQL, --json output, exit codes, a large CSV streamed
- * in chunks. docs/compliance.md "Do-not-call list", README "CLI".
+ * in chunks, a file of bare numbers. docs/compliance.md "Do-not-call list", README "CLI".
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from '../../src/campaigns/service.js';
+import { importDnc } from '../../src/compliance/dnc-import.js';
 import type { Store } from '../../src/store/index.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { BIN } from '../helpers/server-process.js';
@@ -124,5 +125,23 @@ describe.each(await availableStores())('leadline dnc on %s', (kind) => {
     const wrong = await cli(['dnc', 'import', file, '--company', company, '--column', 'mobile']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('no column "mobile"');
+  });
+
+  it('a file of bare numbers has no header: its first number is listed too; a named single column is a header', async () => {
+    const { companyId } = await createCompany(db, 'Import Co');
+    const run = async (name: string, text: string, column?: string) => {
+      const file = join(dir, `${kind}-${name}.csv`);
+      writeFileSync(file, text);
+      const { rows, added, rejected } = await importDnc({ store: db, companyId, file, column, now: () => 1 });
+      return { rows, added, rejected };
+    };
+    expect(await run('bare', '+14155558001\n+14155558002\n+14155558003\n')).toEqual({ rows: 3, added: 3, rejected: 0 });
+    expect(await db.dnc.get(companyId, '+14155558001')).toMatchObject({ source: 'import' });
+    // any other first cell is a header, as before: a column name, or a number that is not E.164
+    expect(await run('named', 'mobile\n+14155558004\n')).toEqual({ rows: 1, added: 1, rejected: 0 });
+    expect(await run('local', '4155558005\n+14155558006\n')).toEqual({ rows: 1, added: 1, rejected: 0 });
+    // with --column the first row is the header, whatever it holds
+    expect(await run('column', '+14155558007\n+14155558008\n', '+14155558007')).toEqual({ rows: 1, added: 1, rejected: 0 });
+    expect(await db.dnc.get(companyId, '+14155558007')).toBeUndefined();
   });
 });

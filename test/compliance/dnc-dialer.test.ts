@@ -4,15 +4,17 @@
  * while its lead is held is not called (the check right before dialling, for
  * a number known at the claim and for a prefetch lead's number); explain
  * names the list; a do-not-call outcome lists the number (source call) and
- * concludes the lead. docs/compliance.md "Do-not-call list".
+ * concludes the lead, whatever its `success` flag; one reported after the
+ * attempt was closed still lists it. docs/compliance.md "Do-not-call list".
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { planAttempt, recordAttempt } from '../../src/dialer/attempts.js';
+import { closingForPending, planAttempt, recordAttempt } from '../../src/dialer/attempts.js';
 import { type CallDeps, dialLead } from '../../src/dialer/call.js';
 import { loadDialerCampaigns } from '../../src/dialer/campaign.js';
 import { claimDue } from '../../src/dialer/claim.js';
 import { explainLead } from '../../src/dialer/explain.js';
+import { reportOutcome } from '../../src/dialer/outcomes.js';
 import { Dialer } from '../../src/dialer/worker.js';
 import type { Store } from '../../src/store/index.js';
 import { availableStores, useStore } from '../helpers/db.js';
@@ -21,6 +23,7 @@ import { attemptRows, leadRow, makeCampaign, seedLeads } from '../dialer/support
 
 const silent = pino({ level: 'silent' });
 const T0 = Date.parse('2026-03-10T14:00:00.000Z');
+const H = 3_600_000;
 
 describe.each(await availableStores())('the do-not-call list in the dialer on %s', (kind) => {
   let db: Store;
@@ -165,5 +168,77 @@ describe.each(await availableStores())('the do-not-call list in the dialer on %s
     expect(await db.queue.open([opening], T0 + 5000)).toEqual(['opened']);
     await db.queue.close([closing], 'report', T0 + 6000);
     expect((await db.dnc.get(await companyOf(c), '+14155551402'))?.source).toBe('call');
+  });
+
+  /** a call to `phoneNumber` placed and accepted by its provider: its outcome comes later */
+  const acceptedCall = async (phoneNumber: string) => {
+    const campaignId = await makeCampaign(db, { max_attempts: 3, retry_delay_ms: 0 });
+    const companyId = await companyOf(campaignId);
+    const [leadId] = await seedLeads(db, campaignId, [{ phoneNumber }]);
+    const [lead] = await claimDue(db, { campaignId, maxAttempts: 3, workerId: 'w1', limit: 1, now: T0, leaseMs: 60_000 });
+    const attemptId = `at_dnc_${phoneNumber.slice(-4)}`;
+    expect(await db.queue.open([{ attemptId, lead: lead!, phoneNumber, startedAt: T0, deadlineAt: T0 + H }], T0)).toEqual(['opened']);
+    expect(await db.queue.accept(attemptId, { providerCallId: null, deadlineAt: T0 + H })).toBe(true);
+    return { campaignId, companyId, leadId: leadId!, attemptId };
+  };
+
+  it('a do-not-call outcome reported with success false still concludes the lead', async () => {
+    const { companyId, leadId, attemptId } = await acceptedCall('+14155557001');
+    // a webhook receiver or an integrator reports the person's opt-out as a call that did not "succeed"
+    const r = await reportOutcome(db, { companyId, campaignId: null }, attemptId, { success: false, outcome: 'do-not-call' }, T0 + 60_000);
+    expect(r).toEqual({ attemptId, recorded: true, leadStatus: 'concluded' });
+    expect((await db.dnc.get(companyId, '+14155557001'))?.source).toBe('call');
+    expect(await leadRow(db, leadId)).toMatchObject({ status: 'concluded', next_attempt_at: null });
+  });
+
+  it('a do-not-call outcome reported after the call timeout closed the attempt still lists the number; the answer stays 404', async () => {
+    const phoneNumber = '+14155557002';
+    const { campaignId, companyId, leadId, attemptId } = await acceptedCall(phoneNumber);
+    // the call timeout closes the attempt as unknown (what recovery does); the lead is due again
+    const unknown = closingForPending((await db.queue.pending(attemptId))!, {
+      success: false,
+      outcome: 'unknown',
+      reason: 'no outcome before the call timeout',
+      durationSeconds: null,
+      counts: true,
+      finishedAt: T0 + H,
+    });
+    await db.queue.close([unknown], 'timeout', T0 + H);
+    expect((await leadRow(db, leadId))!.status).toBe('attempting');
+    const late = (p: { companyId: string; campaignId: string | null }) =>
+      reportOutcome(db, p, attemptId, { success: true, outcome: 'do-not-call', reason: 'stop calling me' }, T0 + H + 5000).catch(
+        (e: Error) => e,
+      );
+    // keys that may not reach the attempt learn nothing and list nothing
+    const other = await makeCampaign(db);
+    expect(await late({ companyId: await companyOf(other), campaignId: null })).toMatchObject({ message: 'Attempt not found' });
+    expect(await late({ companyId, campaignId: other })).toMatchObject({ message: 'Attempt not found' });
+    expect(await db.dnc.get(companyId, phoneNumber)).toBeUndefined();
+    // the documented answer for a closed attempt, but the opt-out is not lost
+    expect(await late({ companyId, campaignId })).toMatchObject({ message: 'Attempt not found' });
+    expect(await db.dnc.get(companyId, phoneNumber)).toEqual({
+      phoneNumber,
+      addedAt: T0 + H + 5000,
+      source: 'call',
+      reason: 'stop calling me',
+    });
+    // the first outcome stands and the lead keeps its status, but it is never called again
+    expect(await attemptRows(db, leadId)).toMatchObject([{ closed_by: 'timeout', outcome: 'unknown' }]);
+    expect((await leadRow(db, leadId))!.status).toBe('attempting');
+    expect(await claimDue(db, { campaignId, maxAttempts: 3, workerId: 'w2', limit: 1, now: T0 + 2 * H, leaseMs: 60_000 })).toEqual([]);
+  });
+
+  it('a late do-not-call after an earlier report is still a 409, and lists the number', async () => {
+    const phoneNumber = '+14155557003';
+    const { companyId, leadId, attemptId } = await acceptedCall(phoneNumber);
+    const p = { companyId, campaignId: null };
+    await reportOutcome(db, p, attemptId, { success: false, outcome: 'no-answer' }, T0 + 1000);
+    const late = await reportOutcome(db, p, attemptId, { success: false, outcome: 'do-not-call' }, T0 + 2000).catch((e: Error) => e);
+    expect(late).toMatchObject({ message: 'Outcome already recorded for this attempt' });
+    expect(await db.dnc.get(companyId, phoneNumber)).toMatchObject({
+      source: 'call',
+      reason: 'opted out (reported after the attempt was closed)',
+    });
+    expect((await leadRow(db, leadId))!.status).toBe('attempting');
   });
 });

@@ -1,6 +1,15 @@
 /** Queue statements written once for both databases; the dialect classes extend this. */
 import { sql } from 'kysely';
-import type { AttemptOpening, AttemptResult, ClaimedLead, Closing, OpenResult, PendingAttempt, QueueStore } from '../queue.js';
+import {
+  type AttemptOpening,
+  type AttemptResult,
+  type ClaimedLead,
+  type Closing,
+  DO_NOT_CALL,
+  type OpenResult,
+  type PendingAttempt,
+  type QueueStore,
+} from '../queue.js';
 import { capReached, parseCallCaps } from '../../compliance/call-caps.js';
 import { toStorable } from '../../storable.js';
 import { KyselyAttemptStore } from '../attempts.js';
@@ -10,9 +19,6 @@ import { SharedClaimStore, groupBy, iso, statusItem } from './claims.js';
 import { pendingAttempts } from './pending.js';
 
 export { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld } from './claims.js';
-
-/** the outcome of a call in which the person asked not to be called again (src/dialer/providers/platforms/types.ts) */
-const DO_NOT_CALL = 'do-not-call';
 
 /** The queue: claims (claims.ts), and the attempts written under them. */
 export abstract class SharedQueueStore extends SharedClaimStore implements QueueStore {
