@@ -5,6 +5,7 @@
  * tests can build as many differently-configured apps as they like.
  */
 import type { KeyObject } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import { parseSecretKey, SecretKeyError } from './crypto/secrets.js';
 import { type OutboundAllow, OutboundAllowError, parseOutboundAllow } from './net/outbound.js';
 
@@ -79,25 +80,77 @@ export class ConfigError extends Error {}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-function int(env: Env, name: string, fallback: number, min = 0): number {
+/** Node's timers fire at once for a delay past this (2^31-1 ms, about 24.8 days) */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   const value = Number(raw);
   if (value < min) throw new ConfigError(`${name} must be at least ${min}, got ${value}`);
+  // Past 2^53 a number is no longer exact, and the limiter refuses it on every request.
+  if (!Number.isSafeInteger(value) || value > max) throw new ConfigError(`${name} must be at most ${max}, got ${raw.trim()}`);
   return value;
 }
 
+/** A URL as an error message may show it (they end up in tickets and logs): user and password
+ * replaced by `***`, or only its scheme when it does not parse (where the password ends is unknown then). */
+function shown(raw: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*:)\/\//i.exec(raw)?.[1];
+  // without `//` there is no host, and `user:pass@host` would parse as a scheme and a path
+  if (!scheme) return 'a value that is not a URL';
+  const url = tryUrl(raw);
+  if (!url) return `${scheme}//… (not a valid URL)`;
+  if (url.username || url.password) {
+    url.username = '***';
+    url.password = '';
+  }
+  return url.href;
+}
+
+function tryUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** the spellings of ?pgbouncer= read as yes and no; anything else is refused rather than read as no */
+const FLAG: Readonly<Record<string, 'true' | 'false'>> = { true: 'true', yes: 'true', 1: 'true', false: 'false', no: 'false', 0: 'false' };
+
+/** A postgres:// URL that parses (pg would fail later with a bare "Invalid URL"), with
+ * `?pgbouncer=` rewritten to `true` or `false`, the two values src/db/postgres.ts reads. */
+function postgresUrl(name: string, raw: string): string {
+  const url = tryUrl(raw);
+  if (!url) {
+    throw new ConfigError(
+      `${name} is not a valid URL (${shown(raw)}): check the host and port; percent-encode special characters in the password`,
+    );
+  }
+  const pgbouncer = url.searchParams.get('pgbouncer');
+  if (pgbouncer === null) return raw;
+  const flag = FLAG[pgbouncer.trim().toLowerCase()];
+  if (!flag) throw new ConfigError(`${name}: ?pgbouncer= must be true or false (or yes/no, 1/0), got "${pgbouncer}"`);
+  if (flag === pgbouncer) return raw;
+  url.searchParams.set('pgbouncer', flag);
+  return url.href;
+}
+
+const POSTGRES = /^postgres(ql)?:\/\//i;
+
 /** @public bench/ imports it from dist/, where knip cannot follow */
 export function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
-  if (url === undefined || url.trim() === '') return { kind: 'sqlite', path: './data/leadline.db' };
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', url };
-  if (url.startsWith('sqlite:')) {
-    const path = url.slice('sqlite:'.length).replace(/^\/\//, '');
+  const raw = url?.trim() ?? '';
+  if (raw === '') return { kind: 'sqlite', path: './data/leadline.db' };
+  if (POSTGRES.test(raw)) return { kind: 'postgres', url: postgresUrl('DATABASE_URL', raw) };
+  if (raw.startsWith('sqlite:')) {
+    const path = raw.slice('sqlite:'.length).replace(/^\/\//, '');
     if (path === '') throw new ConfigError('DATABASE_URL sqlite:PATH needs a path');
     return { kind: 'sqlite', path };
   }
-  throw new ConfigError(`DATABASE_URL must start with postgres://, postgresql:// or sqlite:, got "${url}"`);
+  throw new ConfigError(`DATABASE_URL must start with postgres://, postgresql:// or sqlite:, got "${shown(raw)}"`);
 }
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -113,8 +166,28 @@ function duration(env: Env, name: string, fallback: string): number {
 function listenUrl(raw: string | undefined): string | undefined {
   const url = raw?.trim();
   if (!url) return undefined;
-  if (parseDatabaseUrl(url).kind !== 'postgres') throw new ConfigError('DATABASE_LISTEN_URL must be a postgres:// URL');
-  return url;
+  if (!POSTGRES.test(url)) throw new ConfigError(`DATABASE_LISTEN_URL must be a postgres:// URL, got "${shown(url)}"`);
+  return postgresUrl('DATABASE_LISTEN_URL', url);
+}
+
+/** ioredis reads any other string as a socket path, and the limiter would then fall back to per-instance windows for good */
+function redisUrl(raw: string | undefined): string | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  const protocol = tryUrl(value)?.protocol;
+  if (protocol !== 'redis:' && protocol !== 'rediss:') {
+    throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379, got "${shown(value)}"`);
+  }
+  return value;
+}
+
+/** pino's levels (pino.levels.values) and `silent`; listed here so that every CLI command need not load pino to check them */
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function logLevel(raw: string | undefined): string {
+  const level = raw?.trim() || 'info';
+  if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  return level;
 }
 
 function trustProxy(raw: string | undefined): boolean | string {
@@ -123,22 +196,39 @@ function trustProxy(raw: string | undefined): boolean | string {
   // A hop count cannot tell the proxy from a client that forges X-Forwarded-For
   // (Fastify trusts nobody given one), and "1" would be read as the address 0.0.0.1.
   if (/^\d+$/.test(raw)) throw new ConfigError(`TRUST_PROXY must list the proxy addresses or CIDRs, not a hop count, got "${raw}"`);
+  // Checked here as @fastify/proxy-addr reads them, so that a typo is a configuration error naming the variable.
+  const bad = raw.split(',').find((entry) => !trustedRange(entry.trim()));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY: "${bad.trim()}" is not an IP address, a CIDR (10.0.0.0/8) or one of loopback, linklocal, uniquelocal`,
+    );
+  }
   return raw; // comma-separated addresses or CIDRs, as Fastify accepts
+}
+
+/** an address, address/bits, IPv4 address/netmask, or a range name @fastify/proxy-addr knows */
+function trustedRange(entry: string): boolean {
+  if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true;
+  const slash = entry.lastIndexOf('/');
+  const address = slash === -1 ? entry : entry.slice(0, slash);
+  if (!ipaddr.isValid(address)) return false;
+  if (slash === -1) return true;
+  const range = entry.slice(slash + 1);
+  const kind = ipaddr.parse(address).kind();
+  if (/^\d+$/.test(range)) return Number(range) >= 1 && Number(range) <= (kind === 'ipv6' ? 128 : 32);
+  if (kind !== 'ipv4' || !ipaddr.IPv4.isValid(range)) return false;
+  // a netmask: contiguous ones, at least one (proxy-addr refuses /0)
+  return (ipaddr.IPv4.parse(range).prefixLengthFromSubnetMask() ?? 0) >= 1;
 }
 
 /** an origin and optional path prefix: the callback URLs are built under it, so no query or fragment */
 function publicUrl(raw: string | undefined): string | undefined {
   const value = raw?.trim();
   if (!value) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    // reported below
-  }
+  const url = tryUrl(value);
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password) {
     throw new ConfigError(
-      `PUBLIC_URL must be an http(s) URL such as https://leadline.example.com, without query or credentials, got "${raw}"`,
+      `PUBLIC_URL must be an http(s) URL such as https://leadline.example.com, without query or credentials, got "${shown(value)}"`,
     );
   }
   return value.replace(/\/+$/, '');
@@ -156,10 +246,10 @@ function parsed<T>(parse: () => T, own: new (...args: never[]) => Error): T {
 
 function serverLimits(env: Env): ServerLimits {
   const limits = {
-    headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1),
-    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1),
-    connectionTimeoutMs: int(env, 'CONNECTION_TIMEOUT_MS', 60_000, 1),
-    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1),
+    headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1, MAX_TIMER_MS),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1, MAX_TIMER_MS),
+    connectionTimeoutMs: int(env, 'CONNECTION_TIMEOUT_MS', 60_000, 1, MAX_TIMER_MS),
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1, MAX_TIMER_MS),
     // Off by default: a client pipelining past the limit gets bare 503s from Node (docs/operations.md).
     maxRequestsPerSocket: int(env, 'MAX_REQUESTS_PER_SOCKET', 0),
     maxHeaderSize: int(env, 'MAX_HEADER_SIZE_BYTES', 16 * 1024, 1024),
@@ -176,10 +266,12 @@ function serverLimits(env: Env): ServerLimits {
 
 export function loadConfig(env: Env = process.env): Config {
   return Object.freeze({
-    host: env.HOST?.trim() || '0.0.0.0',
-    port: int(env, 'PORT', 3000),
+    // Loopback unless asked: the first start prints a write key and a one-time dashboard password,
+    // which must not be usable from the network by someone who only followed the README.
+    host: env.HOST?.trim() || '127.0.0.1',
+    port: int(env, 'PORT', 3000, 0, 65535),
     database: parseDatabaseUrl(env.DATABASE_URL),
-    redisUrl: env.REDIS_URL?.trim() || undefined,
+    redisUrl: redisUrl(env.REDIS_URL),
     redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'leadline:rl:',
     rateLimit: Object.freeze({
       perMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 100),
@@ -188,11 +280,13 @@ export function loadConfig(env: Env = process.env): Config {
       ipPerMinute: int(env, 'RATE_LIMIT_IP_PER_MINUTE', 60),
     }),
     bodyLimit: int(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024),
-    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    logLevel: logLevel(env.LOG_LEVEL),
     keyCacheMs: int(env, 'KEY_CACHE_MS', 500),
     maxKeysPerCompany: int(env, 'MAX_KEYS_PER_COMPANY', 50, 1),
     pgPoolSize: int(env, 'PG_POOL_SIZE', 10, 1),
-    pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5000),
+    // At least 1: pg sends no statement_timeout for 0, but the client-side read bound (this + 1 s,
+    // itself a Node timer) would still cut every statement at 1 s.
+    pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5000, 1, MAX_TIMER_MS - 1000),
     pgListenUrl: listenUrl(env.DATABASE_LISTEN_URL),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim()),
     server: serverLimits(env),

@@ -18,6 +18,15 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 /**
+ * Text for stdout, after the lines the logger has queued: pino writes
+ * asynchronously, so process.stdout.write would overtake them (the first
+ * start's demo would come before the line saying where the server listens).
+ */
+export function printAfterLogs(logger: Logger, text: string): void {
+  (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!.write(text);
+}
+
+/**
  * A request URL as it may be logged: no phone numbers. The value of every
  * query parameter named phoneNumber, and any value that looks like one (a
  * "+", "%2B" or space and 6 or more digits, or a run of 10 or more digits),

@@ -10,7 +10,7 @@ import { createCampaign, createCompany } from './campaigns/service.js';
 import type { Config } from './config.js';
 import { openStore, type Store } from './store/index.js';
 import { buildApp } from './http/app.js';
-import { createLogger } from './logger.js';
+import { createLogger, printAfterLogs } from './logger.js';
 import { createRateLimiter } from './ratelimit/index.js';
 import { OutboundPolicy } from './net/outbound.js';
 import { secretsFor } from './crypto/secrets.js';
@@ -71,6 +71,17 @@ function accessHint(companyId: string): string {
   ].join('\n');
 }
 
+/**
+ * Where curl and a browser on this machine reach the server: the address
+ * listen() returns carries the port really bound (PORT=0 picks one), and a
+ * wildcard listen address (`::`) is not somewhere to send a request to.
+ */
+function localBase(address: string): string {
+  const url = new URL(address);
+  if (url.hostname === '[::]' || url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  return url.origin;
+}
+
 export interface ServeOptions {
   seed?: boolean;
   /** deliver webhooks from this process (default true; `leadline serve --no-deliver` turns it off) */
@@ -113,11 +124,10 @@ async function startServer(config: Config, opts: ServeOptions = {}): Promise<Run
   // demo whose one-time credentials nobody saw.
   if (opts.seed !== false) {
     const demo = await seedDemo(store);
-    const base = `http://127.0.0.1:${config.port}`;
-    if (demo) process.stdout.write(`${demoText(demo, base)}\n`);
+    if (demo) printAfterLogs(logger, `${demoText(demo, localBase(address))}\n`);
     else {
       const user = await store.users.byEmail(DEMO_EMAIL);
-      if (user && user.password_hash === null) process.stdout.write(`${accessHint(user.company_id)}\n`);
+      if (user && user.password_hash === null) printAfterLogs(logger, `${accessHint(user.company_id)}\n`);
     }
   }
   let closing: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 /** What every operator command shares: config, a migrated database, output, argument parsers. */
 import { InvalidArgumentError } from 'commander';
 import { type Config, loadConfig } from '../config.js';
+import { AppError } from '../errors.js';
 import { openStore, type Store } from '../store/index.js';
 import { announceDatabase } from './database.js';
 
@@ -23,6 +24,11 @@ export function output(json: boolean | undefined, value: unknown, text: string):
 }
 
 export class UsageError extends Error {}
+
+/** an unknown company is a failure (exit 1, README), as for `key create`: a list for it is not an empty list that hides the typo */
+export async function requireCompany(store: Store, companyId: string): Promise<void> {
+  if (!(await store.companies.exists(companyId))) throw new AppError('not_found', `company ${companyId} not found`);
+}
 
 export function positiveInt(name: string) {
   return (raw: string): number => {

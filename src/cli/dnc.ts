@@ -5,11 +5,11 @@ import { addToDnc, removeFromDnc, shownEntry } from '../compliance/dnc.js';
 import type { DncImportSummary } from '../compliance/dnc-import.js';
 import { AppError } from '../errors.js';
 import type { Store } from '../store/index.js';
-import { output, UsageError, withStore } from './context.js';
+import { output, requireCompany, UsageError, withStore } from './context.js';
 
 /** the company, which must exist, as the principal the service expects (company-wide) */
 async function companyAccess(store: Store, companyId: string) {
-  if (!(await store.companies.exists(companyId))) throw new UsageError(`company ${companyId} not found`);
+  await requireCompany(store, companyId);
   return { companyId, campaignId: null };
 }
 

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { createKey, listKeys, revokeKey } from '../auth/service.js';
 import { AppError } from '../errors.js';
-import { output, withStore } from './context.js';
+import { output, requireCompany, withStore } from './context.js';
 
 export function registerKey(program: Command): void {
   const key = program.command('key').description('API keys');
@@ -29,6 +29,7 @@ export function registerKey(program: Command): void {
     .option('--json', 'print JSON')
     .action((o) =>
       withStore(async (store) => {
+        await requireCompany(store, o.company);
         const keys = await listKeys(store, o.company);
         const lines = keys.map(
           (k) =>

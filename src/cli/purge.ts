@@ -1,7 +1,7 @@
 /** `leadline purge`: a company's call log and events before a date, for retention policies (src/compliance/purge.ts). */
 import type { Command } from 'commander';
 import { type PurgeSummary, parseBefore, purgeCompany } from '../compliance/purge.js';
-import { arg, output, UsageError, withStore } from './context.js';
+import { arg, output, requireCompany, withStore } from './context.js';
 
 function text(s: PurgeSummary): string {
   return [
@@ -26,7 +26,7 @@ export function registerPurge(program: Command): void {
     .option('--json', 'print JSON: {"companyId", "before", "attemptsDeleted", "attemptsAnonymised", "attemptsInProgress", "eventsDeleted"}')
     .action((o: { company: string; before: number; json?: boolean }) =>
       withStore(async (store) => {
-        if (!(await store.companies.exists(o.company))) throw new UsageError(`company ${o.company} not found`);
+        await requireCompany(store, o.company);
         const summary = await purgeCompany(store, o.company, o.before, Date.now());
         output(o.json, summary, text(summary));
       }),

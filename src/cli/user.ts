@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { createUser, type IssuedPassword, listUsers, resetPassword } from '../web/accounts.js';
+import type { Config } from '../config.js';
 import { signInUrl } from '../web/links.js';
-import { output, withStore } from './context.js';
+import { output, requireCompany, UsageError, withStore } from './context.js';
 
 const handOver = (issued: IssuedPassword, url: string) =>
   [
@@ -12,6 +13,14 @@ const handOver = (issued: IssuedPassword, url: string) =>
     `(valid for one sign-in until ${issued.expiresAt}; the user then chooses a password.`,
     ' Only a hash is stored: pass it on now.)',
   ].join('\n');
+
+/** checked before the password is made: a link to port 0 would hand over a password nobody can use there */
+function signIn(config: Config, base: string | undefined): string {
+  if (!base && config.port === 0) {
+    throw new UsageError("PORT=0 picks a free port at every start, so the sign-in link is unknown: give the server's address with --url");
+  }
+  return signInUrl(config, base);
+}
 
 export function registerUser(program: Command): void {
   const user = program.command('user').description('dashboard users (each belongs to one company)');
@@ -24,8 +33,8 @@ export function registerUser(program: Command): void {
     .option('--json', 'print JSON')
     .action((o) =>
       withStore(async (store, config) => {
+        const url = signIn(config, o.url);
         const issued = await createUser(store, { companyId: o.company, email: o.email });
-        const url = signInUrl(config, o.url);
         output(o.json, { ...issued, signInUrl: url }, handOver(issued, url));
       }),
     );
@@ -37,8 +46,8 @@ export function registerUser(program: Command): void {
     .option('--json', 'print JSON')
     .action((o) =>
       withStore(async (store, config) => {
+        const url = signIn(config, o.url);
         const issued = await resetPassword(store, o.email);
-        const url = signInUrl(config, o.url);
         output(o.json, { ...issued, signInUrl: url }, handOver(issued, url));
       }),
     );
@@ -48,6 +57,7 @@ export function registerUser(program: Command): void {
     .option('--json', 'print JSON')
     .action((o) =>
       withStore(async (store) => {
+        await requireCompany(store, o.company);
         const users = await listUsers(store, o.company);
         const lines = users.map(
           (u) => `${u.userId}  ${u.email}  created ${u.createdAt}  ${u.passwordSet ? 'password set' : 'awaiting first sign-in'}`,

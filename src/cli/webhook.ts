@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { secretsFor } from '../crypto/secrets.js';
-import { output, UsageError, withStore } from './context.js';
+import { output, requireCompany, UsageError, withStore } from './context.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -41,6 +41,7 @@ export function registerWebhook(program: Command): void {
     .option('--json', 'print JSON')
     .action((o) =>
       withStore(async (store) => {
+        await requireCompany(store, o.company);
         const hooks = await listWebhooks(store, o.company);
         const lines = hooks.map(
           (h) =>

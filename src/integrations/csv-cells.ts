@@ -39,6 +39,14 @@ export function guardCell(value: string): string {
   return runsAsFormula(value.replace(/^'+/, '')) ? `'${value}` : value;
 }
 
+/**
+ * For every CSV leadline writes: a value that begins or ends with whitespace
+ * is quoted, because import trims unquoted cells (so `a, b` files read as
+ * meant) and leaves quoted ones as they are. \s covers every character
+ * csv-parse trims. Without it an externalId " crm 1 " would come back "crm 1".
+ */
+export const CSV_QUOTING = { quoted_match: /^\s|\s$/u } as const;
+
 /** the inverse, applied on import, so an exported file loads back as it was */
 export function unguardCell(value: string): string {
   return value.startsWith("'") && guardCell(value.slice(1)) === value ? value.slice(1) : value;

@@ -30,7 +30,9 @@ interface SourceRecord {
  * its quoted fields hold LFs.
  */
 export async function* readCsv(file: string): AsyncGenerator<SourceRecord> {
-  const parser = parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true });
+  // trim: whitespace around unquoted cells (`phoneNumber, externalId`) goes; a quoted cell keeps
+  // its own, which is how an export writes a value with surrounding spaces (csv-cells.ts).
+  const parser = parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true, trim: true });
   const utf8 = new Utf8Check();
   // pipeline, not pipe: an encoding (or read) error must end the parser, and with it the loop below
   const piped = pipeline(createReadStream(file), utf8, parser).catch(() => undefined);

@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify/sync';
 import type { Lead, LeadlineClient, LeadStatus } from '@leadline/client';
-import { guardCell } from './csv-cells.js';
+import { CSV_QUOTING, guardCell } from './csv-cells.js';
 import { type RetryOptions, withRetry } from './retry.js';
 
 const EXPORT_COLUMNS = [
@@ -51,7 +51,9 @@ export async function exportLeads(opts: ExportOptions): Promise<{ leads: number 
   const write = async (text: string) => {
     if (!opts.out.write(text)) await once(opts.out, 'drain');
   };
-  if (opts.format === 'csv') await write(stringify([[...EXPORT_COLUMNS]]));
+  // The header waits for the first page: a refused export (an unknown campaign, a wrong key)
+  // must leave stdout empty, not a valid-looking export of no leads.
+  let header = opts.format === 'csv' ? stringify([[...EXPORT_COLUMNS]]) : '';
   let cursor: string | undefined;
   let total = 0;
   for (;;) {
@@ -64,11 +66,12 @@ export async function exportLeads(opts: ExportOptions): Promise<{ leads: number 
     const { data, error, response } = await withRetry(() => opts.client.GET('/api/v1/leads', { params: { query } }), opts.retry);
     if (!data) throw new ExportError(`the server refused the list request: HTTP ${response.status}: ${error?.error ?? ''}`);
     const page = data.data;
-    if (page.leads.length > 0) {
-      await write(
-        opts.format === 'csv' ? stringify(page.leads.map(csvRecord)) : page.leads.map((lead) => `${JSON.stringify(lead)}\n`).join(''),
-      );
-    }
+    const rows =
+      opts.format === 'csv'
+        ? stringify(page.leads.map(csvRecord), CSV_QUOTING)
+        : page.leads.map((lead) => `${JSON.stringify(lead)}\n`).join('');
+    if (header + rows !== '') await write(header + rows);
+    header = '';
     total += page.leads.length;
     opts.onPage?.(total);
     if (!page.hasMore) return { leads: total };

@@ -11,7 +11,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { CountryCode } from 'libphonenumber-js';
 import type { LeadInput, LeadlineClient } from '@leadline/client';
 import { MESSAGES } from '../errors.js';
-import { guardCell } from './csv-cells.js';
+import { CSV_QUOTING, guardCell } from './csv-cells.js';
 import { readCsv } from './csv-source.js';
 import { clearState, type ImportState, inputIdentity, loadState, saveState, statePathFor } from './import-state.js';
 import { type ColumnPlan, planColumns, REJECT_COLUMNS, toLead } from './lead-rows.js';
@@ -208,5 +208,5 @@ export async function importCsv(opts: ImportOptions): Promise<ImportSummary> {
 function writeRejects(path: string, header: readonly string[], rows: readonly Row[]): void {
   const records = rows.map((r) => [String(r.line), r.reason!, ...r.cells].map(guardCell));
   if (!existsSync(path)) records.unshift([...REJECT_COLUMNS, ...header].map(guardCell));
-  appendFileSync(path, stringify(records));
+  appendFileSync(path, stringify(records, CSV_QUOTING));
 }

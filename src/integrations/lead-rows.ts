@@ -38,7 +38,9 @@ export interface ColumnPlan {
  * or `-` to drop a column. Unmapped columns named like a lead field are that
  * field; every other column is a metadata entry under its header.
  */
-export function planColumns(header: readonly string[], map: Readonly<Record<string, string>>): ColumnPlan {
+export function planColumns(given: readonly string[], map: Readonly<Record<string, string>>): ColumnPlan {
+  // `phoneNumber, externalId` must name those fields, even quoted with the spaces
+  const header = given.map((name) => name.trim());
   for (const column of Object.keys(map)) {
     if (!header.includes(column)) throw new ColumnError(`--map: the CSV has no column "${column}" (columns: ${header.join(', ')})`);
   }
@@ -101,7 +103,10 @@ export function toLead(plan: ColumnPlan, cells: readonly string[], opts: RowOpti
   }
   const lead: Partial<Record<LeadField | 'metadata', unknown>> = {};
   for (const [index, field] of plan.fields) {
-    const value = unguardCell(cells[index]!).trim();
+    // Only an externalId may begin or end with spaces (the API stores it as sent); the parser has
+    // trimmed unquoted cells already, so a quoted one is kept as it is and an export imports back unchanged.
+    const raw = unguardCell(cells[index]!);
+    const value = field === 'externalId' ? raw : raw.trim();
     if (value === '') continue;
     const problem = setField(lead, field, value, opts);
     if (problem) return { reason: problem };

@@ -1,6 +1,6 @@
 /** The operator CLI as scripts use it: real processes, --json output, exit codes. */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +88,30 @@ describe('leadline CLI', () => {
     const url = await cli(['migrate'], { DATABASE_URL: 'mysql://nope' });
     expect(url.code).toBe(2);
     expect(url.stderr).toContain('DATABASE_URL');
+  });
+
+  it('fails every command for an unknown company with 1 (README), lists instead of an empty list, purge and dnc instead of 2', async () => {
+    const csv = join(dir, 'numbers.csv');
+    writeFileSync(csv, 'phoneNumber\n+14155550100\n');
+    for (const args of [
+      ['key', 'list'],
+      ['user', 'list'],
+      ['webhook', 'list'],
+      ['purge', '--before', '2020-01-01'],
+      ['dnc', 'add', '+14155550100'],
+      ['dnc', 'remove', '+14155550100'],
+      ['dnc', 'list'],
+      ['dnc', 'import', csv],
+    ]) {
+      const r = await cli([...args, '--company', 'co_typo']);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(r.stderr).toContain('company co_typo not found');
+    }
+    // PORT=0 picks a port at every start: no sign-in link can be printed, and no password is made
+    const { companyId } = await json(['company', 'create', '--name', 'Zero']);
+    const zero = await cli(['user', 'create', '--company', companyId, '--email', 'zero@example.com'], { PORT: '0' });
+    expect([zero.code, zero.stderr]).toEqual([2, expect.stringContaining('--url')]);
+    expect(await json(['user', 'list', '--company', companyId])).toEqual([]);
   });
 
   it('exits 2 on every usage error commander finds itself, 0 on help and version', async () => {

@@ -2,7 +2,7 @@
  * A newcomer's first hour with the CLI: where the database is, no empty
  * database created by accident, lookups, and a demo that is never lost.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -129,6 +129,31 @@ describe('the first start', () => {
       await again.stop();
     }
   }, 120_000);
+});
+
+describe('the first start with PORT=0 (any free port)', () => {
+  it('prints curl lines and a dashboard URL with the port it really listens on, after the line naming it', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'zero.db')}`, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    try {
+      const until = Date.now() + 30_000;
+      while (!/one-time password \S+/.test(out) && Date.now() < until && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 50));
+      const address = /"address":"(http:\/\/[^"]+)"/.exec(out)?.[1];
+      expect(address).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+      expect(/Dashboard: (\S+)/.exec(out)?.[1]).toBe(`${address}/dashboard/login`);
+      expect(out).toContain(`curl -s '${address}/api/v1/leads?campaignId=`);
+      expect(out).not.toContain('127.0.0.1:0/');
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  });
 });
 
 describe("README's CLI section", () => {

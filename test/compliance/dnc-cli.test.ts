@@ -80,8 +80,9 @@ describe.each(await availableStores())('leadline dnc on %s', (kind) => {
     const bad = await cli(['dnc', 'add', '--company', company, '+14155550101', '4155550102']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('phoneNumbers[1]: phoneNumber must be in E.164 format');
+    // an unknown company is a failure (1, README), not bad usage
     const none = await cli(['dnc', 'add', '--company', 'co_nope', '+14155550101']);
-    expect(none).toMatchObject({ code: 2, stderr: expect.stringMatching(/^database: \S+ \S+\nleadline: company co_nope not found\n$/) });
+    expect(none).toMatchObject({ code: 1, stderr: expect.stringMatching(/^database: \S+ \S+\nleadline: company co_nope not found\n$/) });
     expect((await cli(['dnc', 'add', '+14155550101'])).code).toBe(2); // no --company
     expect((await cli(['dnc', 'import', join(dir, 'missing.csv'), '--company', company])).code).toBe(2);
     expect(await db.dnc.count(company)).toBe(before);

@@ -138,13 +138,15 @@ describe.each(await availableStores())('leadline purge on %s', (kind) => {
       [['purge', '--company', companyId, '--before', '2026-02-30'], /--before must be a date/],
       [['purge', '--company', companyId, '--before', '2026-01-31T12:00:00'], /--before must be a date/],
       [['purge', '--company', companyId, '--before', '2999-01-01'], /--before 2999-01-01T00:00:00.000Z is in the future/],
-      [['purge', '--company', 'co_missing', '--before', '2026-01-01'], /company co_missing not found/],
     ];
     for (const [args, message] of cases) {
       const r = await cli(args);
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
       expect(r.stderr, args.join(' ')).toMatch(message);
     }
+    // an unknown company is a failure (1, README), not bad usage
+    const missing = await cli(['purge', '--company', 'co_missing', '--before', '2026-01-01']);
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringMatching(/company co_missing not found/)]);
     expect(await attemptRows(db, lead)).toHaveLength(1);
   });
 });

@@ -61,6 +61,17 @@ describe('columns', () => {
     expect(plan.metadataJson).toBe(6);
   });
 
+  it('reads header names without the spaces around them (`phoneNumber, externalId`, even quoted)', () => {
+    const plan = planColumns(['phoneNumber', ' externalId', ' priority ', ' note'], {});
+    expect(plan.header).toEqual(['phoneNumber', 'externalId', 'priority', 'note']);
+    expect(plan.fields).toEqual([
+      [0, 'phoneNumber'],
+      [1, 'externalId'],
+      [2, 'priority'],
+    ]);
+    expect(plan.metadata).toEqual([[3, 'note']]);
+  });
+
   it('refuses a plan that cannot work', () => {
     expect(() => planColumns(['name'], {})).toThrow(ColumnError);
     expect(() => planColumns(['a', 'phoneNumber'], { a: 'phoneNumber' })).toThrow('two columns map to phoneNumber');
@@ -104,6 +115,8 @@ describe('rows', () => {
       lead: { phoneNumber: '+14155550123', priority: 7, scheduledFor: '2030-01-01T09:00:00Z', metadata: { a: [1], city: 'Oslo' } },
     });
     expect(toLead(plan, row({ ext: "'@crm" }))).toEqual({ lead: { externalId: '@crm' } });
+    // the parser trims unquoted cells; what is left around an externalId was quoted, and the API stores it so
+    expect(toLead(plan, row({ ext: ' crm 1 ' }))).toEqual({ lead: { externalId: ' crm 1 ' } });
   });
 
   it('normalises local phone formats only with a default country', () => {

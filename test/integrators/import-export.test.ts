@@ -147,7 +147,38 @@ describe.each(await availableStores())('import and export against a running serv
     expect(exported.stdout).not.toContain('+14155550120');
   });
 
-  it('export --out replaces the file only once the export is complete', async () => {
+  it('reads `a, b` style files as meant, and keeps the spaces a quoted externalId holds through export and import', async () => {
+    const leadsOf = async (campaignId: string) =>
+      (
+        await (
+          await fetch(`${server.url}/api/v1/leads?campaignId=${campaignId}&limit=8000`, { headers: { 'x-api-key': server.readKey } })
+        ).json()
+      ).data.leads as { phoneNumber: string; externalId?: string; priority: number }[];
+    const spaced = join(dir, `${kind}-spaced.csv`);
+    writeFileSync(spaced, 'phoneNumber, externalId, priority\n+14155550301, crm-301, 7\n');
+    expect((await cli(['import', spaced, '--campaign', server.campaignId, ...remote(server), '--json'])).code).toBe(0);
+    const lead = (await leadsOf(server.campaignId)).find((l) => l.phoneNumber === '+14155550301');
+    expect({ externalId: lead?.externalId, priority: lead?.priority }).toEqual({ externalId: 'crm-301', priority: 7 });
+    // The API stores " crm 302 " as sent; export quotes it, so import (which trims unquoted cells) keeps it.
+    const created = await fetch(`${server.url}/api/v1/leads`, {
+      method: 'POST',
+      headers: { 'x-api-key': server.writeKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ campaignId: server.campaignId, phoneNumber: '+14155550302', externalId: ' crm 302 ' }),
+    });
+    expect(created.status).toBe(201);
+    const file = join(dir, `${kind}-roundtrip.csv`);
+    const exported = await cli(['export', '--campaign', server.campaignId, ...remote(server, server.readKey), '--out', file]);
+    expect(exported.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('," crm 302 ",');
+    expect((await cli(['import', file, '--campaign', server.prefetchCampaignId, ...remote(server), '--json'])).code).toBe(0);
+    expect((await leadsOf(server.prefetchCampaignId)).find((l) => l.phoneNumber === '+14155550302')?.externalId).toBe(' crm 302 ');
+  });
+
+  it('export --out replaces the file only once the export is complete; to stdout, a refused export writes nothing', async () => {
+    // not even the header: `leadline export … > leads.csv` must not leave a valid-looking empty export
+    const unknown = await cli(['export', '--campaign', 'cp_missing', ...remote(server, server.readKey)]);
+    expect([unknown.code, unknown.stdout, unknown.stderr]).toEqual([1, '', expect.stringContaining('HTTP 404')]);
+
     const outDir = mkdtempSync(join(dir, `${kind}-out-`));
     const out = join(outDir, 'leads.csv');
     writeFileSync(out, 'a good export from yesterday\n', { mode: 0o600 });
