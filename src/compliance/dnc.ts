@@ -6,6 +6,7 @@
  * whole company's.
  */
 import type { Principal } from '../auth/principal.js';
+import { perStore, ScopedCursors } from '../crypto/cursor-cipher.js';
 import { AppError, validation } from '../errors.js';
 import { DEFAULT_PAGE, MAX_PAGE } from '../leads/schemas.js';
 import type { DncEntry, DncSource } from '../store/dnc.js';
@@ -69,12 +70,20 @@ export async function lookUpDnc(store: Store, p: Access, phoneNumber: string) {
   return { listed: true, ...rest };
 }
 
-const CURSOR_PREFIX = 'd1.';
-const encodeCursor = (phone: string) => Buffer.from(CURSOR_PREFIX + phone).toString('base64url');
-function decodeCursor(cursor: string): string {
-  const text = cursor.length <= 40 && /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('latin1') : '';
-  const phone = text.slice(CURSOR_PREFIX.length);
-  if (!text.startsWith(CURSOR_PREFIX) || !E164.test(phone) || encodeCursor(phone) !== cursor) throw validation('Invalid cursor');
+/**
+ * The page cursor: the last number returned, as one encrypted block bound to
+ * the company (ScopedCursors; an E.164 number's digits, at most 15, fit 64
+ * bits, and its first digit is never 0). It was the number in base64url: a
+ * phone number in every next-page URL, and so in the request log, which
+ * keeps numbers out (docs/operations.md); and any number could be written in.
+ */
+const codecs = new WeakMap<Store, Promise<ScopedCursors>>();
+const dncCursors = (store: Store) => perStore(codecs, store, (key) => new ScopedCursors(key, 'dnc cursor', 'company'));
+
+async function decodeCursor(store: Store, companyId: string, cursor: string): Promise<string> {
+  const digits = (await dncCursors(store)).decode(companyId, cursor);
+  const phone = `+${digits}`;
+  if (digits === null || !E164.test(phone)) throw validation('Invalid cursor');
   return phone;
 }
 
@@ -82,7 +91,8 @@ function decodeCursor(cursor: string): string {
 export async function pageDnc(store: Store, p: Access, q: { limit?: string; cursor?: string }) {
   // the query first (400), then the key's reach (403): docs/api.md "Order of checks", as addToDnc does
   const limit = q.limit === undefined ? DEFAULT_PAGE : Math.min(Number(q.limit), MAX_PAGE);
-  const after = q.cursor === undefined ? null : decodeCursor(q.cursor);
+  // the key's own company, so that a campaign key's bad cursor is the 400 before its 403
+  const after = q.cursor === undefined ? null : await decodeCursor(store, p.companyId, q.cursor);
   const companyId = companyOf(p);
   const rows = await store.dnc.page(companyId, after, limit + 1);
   const entries = rows.slice(0, limit);
@@ -90,7 +100,7 @@ export async function pageDnc(store: Store, p: Access, q: { limit?: string; curs
   return {
     entries: entries.map(shownEntry),
     count: entries.length,
-    ...(last === null ? {} : { cursor: encodeCursor(last) }),
+    ...(last === null ? {} : { cursor: (await dncCursors(store)).encode(companyId, Number(last.slice(1))) }),
     hasMore: rows.length > limit,
   };
 }

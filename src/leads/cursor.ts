@@ -24,46 +24,13 @@
  * not write (docs/operations.md, "Upgrading").
  */
 import type { Store } from '../store/index.js';
-import { CursorCipher, perStore, readUint64, writeUint64 } from '../crypto/cursor-cipher.js';
+import { perStore, ScopedCursors } from '../crypto/cursor-cipher.js';
 
-const LENGTH = 22;
-/** campaigns whose tag is kept; past it the map starts again (a tag costs one HMAC) */
-const TAGS_MAX = 10_000;
-
-export class ListCursors {
-  private readonly cipher: CursorCipher;
-  private readonly tags = new Map<string, Buffer>();
-
+/** the seq after which a campaign's page starts, bound to the campaign */
+export class ListCursors extends ScopedCursors {
   /** `databaseKey`: number_digest_key, decoded */
   constructor(databaseKey: Buffer) {
-    this.cipher = new CursorCipher(databaseKey, 'list cursor', 'campaign');
-  }
-
-  encode(campaignId: string, seq: number): string {
-    const block = Buffer.allocUnsafe(16);
-    writeUint64(block, 0, seq);
-    this.tag(campaignId).copy(block, 8);
-    return this.cipher.encrypt(block);
-  }
-
-  /** the seq after which the campaign's page starts, or null when the cursor is malformed or another campaign's */
-  decode(campaignId: string, cursor: string): number | null {
-    if (cursor.length !== LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
-    const block = this.cipher.decrypt(cursor);
-    if (!block.subarray(8).equals(this.tag(campaignId))) return null;
-    const seq = readUint64(block, 0);
-    // the last character's spare bits: one position, one cursor
-    return Number.isSafeInteger(seq) && this.encode(campaignId, seq) === cursor ? seq : null;
-  }
-
-  private tag(campaignId: string): Buffer {
-    let tag = this.tags.get(campaignId);
-    if (!tag) {
-      if (this.tags.size >= TAGS_MAX) this.tags.clear();
-      tag = this.cipher.mac(campaignId, 8);
-      this.tags.set(campaignId, tag);
-    }
-    return tag;
+    super(databaseKey, 'list cursor', 'campaign');
   }
 }
 
