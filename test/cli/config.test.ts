@@ -81,6 +81,13 @@ describe('the parser', () => {
     refused({ PG_STATEMENT_TIMEOUT_MS: String(2 ** 31 - 1) }, 'PG_STATEMENT_TIMEOUT_MS'); // + 1 s client-side
   });
 
+  it('refuses a rate figure of 0: every call would be a 429 whose Retry-After a retry honours in vain', () => {
+    for (const name of ['RATE_LIMIT_PER_MINUTE', 'RATE_LIMIT_PER_HOUR', 'RATE_LIMIT_BULK_PER_MINUTE', 'RATE_LIMIT_IP_PER_MINUTE']) {
+      refused({ [name]: '0' }, new RegExp(`^${name} must be at least 1`));
+      expect(() => loadConfig({ [name]: '1' })).not.toThrow();
+    }
+  });
+
   it("takes pino's levels and silent as LOG_LEVEL", () => {
     for (const level of [...Object.keys(pino.levels.values), 'silent']) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
     refused({ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL');
