@@ -138,25 +138,8 @@ describe('@leadline/client from its tarball', () => {
   it('type-checks a program against the installed declarations, and runs it against a real server', async () => {
     const app = join(dir, 'app');
     writeFileSync(join(app, 'consumer.ts'), CONSUMER);
-    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-    // the strictest settings a consumer is likely to use; tsc emits consumer.js only if it compiles
-    const flags = [
-      '--strict',
-      '--noUncheckedIndexedAccess',
-      '--exactOptionalPropertyTypes',
-      '--noEmitOnError',
-      '--module',
-      'nodenext',
-      '--moduleResolution',
-      'nodenext',
-      '--target',
-      'es2022',
-      '--lib',
-      'es2022,dom',
-    ];
-    await promisify(execFile)(process.execPath, [tsc, ...flags, 'consumer.ts'], { cwd: app }).catch((err: { stdout: string }) => {
-      throw new Error(`tsc failed:\n${err.stdout}`);
-    });
+    // tsc emits consumer.js only if it compiles
+    await tsc(app, ['--noEmitOnError', 'consumer.ts']);
     const { stdout } = await promisify(execFile)(process.execPath, ['consumer.js', `${server.url}/`, server.writeKey, server.campaignId], {
       cwd: app,
     });
@@ -169,4 +152,35 @@ describe('@leadline/client from its tarball', () => {
     ]);
     expect(out.duplicate).toEqual([409, 'Lead with phone number +14155550900 already exists']);
   });
+
+  it('type-checks the guide\'s example (docs/integrators.md, "Use it") under the same settings', async () => {
+    const app = join(dir, 'app');
+    const guide = readFileSync(join(ROOT, 'docs/integrators.md'), 'utf8');
+    const code = /```ts\n([\s\S]*?)```/.exec(guide.slice(guide.indexOf('### Use it')))![1]!;
+    writeFileSync(join(app, 'guide.ts'), `${code}\nexport {};\n`);
+    // the guide reads process.env: a consumer of it has @types/node
+    await tsc(app, ['--noEmit', '--typeRoots', join(ROOT, 'node_modules/@types'), '--types', 'node', 'guide.ts']);
+  });
 });
+
+/** tsc with the strictest settings a consumer is likely to use */
+async function tsc(cwd: string, args: string[]): Promise<void> {
+  const flags = [
+    '--strict',
+    '--noUncheckedIndexedAccess',
+    '--exactOptionalPropertyTypes',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--lib',
+    'es2022,dom',
+  ];
+  await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), ...flags, ...args], { cwd }).catch(
+    (err: { stdout: string }) => {
+      throw new Error(`tsc failed:\n${err.stdout}`);
+    },
+  );
+}

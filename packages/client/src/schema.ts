@@ -2503,7 +2503,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                platform: "vapi" | "retell" | "bland" | "twilio";
+                /** @description vapi, retell, bland or twilio */
+                platform: string;
             };
             cookie?: never;
         };

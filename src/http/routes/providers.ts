@@ -12,7 +12,9 @@ import { providerEventsDoc } from '../openapi-dialer.js';
 const params = {
   type: 'object',
   required: ['platform'],
-  properties: { platform: { type: 'string', enum: ['vapi', 'retell', 'bland', 'twilio'] } },
+  // Not an enum: the handler answers any other platform 404 Not found, as docs/providers.md and
+  // the document say (an enum made it an undocumented 400 platform is invalid).
+  properties: { platform: { type: 'string', description: 'vapi, retell, bland or twilio' } },
 } as const;
 
 export function providerRoutes(deps: InboundDeps) {
