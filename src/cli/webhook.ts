@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { secretsFor } from '../crypto/secrets.js';
+import { type OutboundAllow, OutboundPolicy } from '../net/outbound.js';
 import { output, requireCompany, UsageError, withStore } from './context.js';
 import {
   createWebhook,
@@ -10,6 +11,18 @@ import {
   replayWebhook,
   rotateSecret,
 } from '../webhooks/service.js';
+
+/**
+ * Why `leadline serve` will refuse to deliver to the URL, when that is known now: an internal
+ * address (or localhost) that OUTBOUND_ALLOW does not list. Said at create time, since the
+ * deliveries would otherwise fail quietly in the server's log, each waiting its retry. A host
+ * name is checked only when it is resolved, at delivery.
+ */
+function deliveryRefusal(raw: string, allow: OutboundAllow): string | null {
+  const url = new URL(raw);
+  if (url.hostname.toLowerCase() === 'localhost') url.hostname = '127.0.0.1';
+  return new OutboundPolicy(allow).checkUrl(url);
+}
 
 const ONCE = '(the secret is shown this once; `leadline webhook rotate-secret` makes a new one)';
 
@@ -33,6 +46,8 @@ export function registerWebhook(program: Command): void {
           secretsFor(config.secretKey),
         );
         output(o.json, created, `webhookId: ${created.webhookId}\nsecret:    ${created.secret}\n${ONCE}`);
+        const refusal = deliveryRefusal(o.url, config.outboundAllow);
+        if (refusal) process.stderr.write(`warning: every delivery will be ${refusal}\n`);
       }),
     );
   webhook

@@ -14,9 +14,9 @@ const DATABASE_URL = `sqlite:${join(dir, 'cli.db')}`;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 beforeAll(async () => expect((await cli(['migrate'])).code).toBe(0));
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL } }, (err, stdout, stderr) =>
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL, ...env } }, (err, stdout, stderr) =>
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -67,6 +67,23 @@ describe('leadline webhook', () => {
     expect(await json(['webhook', 'list', '--company', companyId])).toEqual([]);
     expect((await cli(['webhook', 'delete', created.webhookId])).code).toBe(1);
   }, 120_000); // a dozen processes; slow on a loaded machine
+
+  it('create warns, on stderr, when the server will refuse every delivery to the URL (internal, not in OUTBOUND_ALLOW)', async () => {
+    const { companyId } = await json(['company', 'create', '--name', 'Local hooks']);
+    const create = (url: string, env: Record<string, string> = {}) => cli(['webhook', 'create', '--company', companyId, '--url', url], env);
+    for (const url of ['http://127.0.0.1:9000/hook', 'http://localhost:9000/hook', 'http://[::1]:9000/hook', 'http://10.1.2.3/hook']) {
+      const r = await create(url);
+      expect(r.code, url).toBe(0);
+      expect(r.stderr, url).toMatch(/warning: every delivery will be refused by the outbound policy: .* \(allow it with OUTBOUND_ALLOW\)/);
+    }
+    for (const [url, env] of [
+      ['http://127.0.0.1:9000/hook', { OUTBOUND_ALLOW: '127.0.0.0/8' }],
+      ['https://crm.example.com/hook', {}],
+    ] as const) {
+      const r = await create(url, env);
+      expect([r.code, r.stderr], url).toEqual([0, expect.not.stringContaining('warning')]);
+    }
+  }, 120_000);
 
   it('refuses bad input with a clear message', async () => {
     const { companyId } = await json(['company', 'create', '--name', 'Bad']);
