@@ -22,6 +22,18 @@ async function campaignOrFail(store: Store, id: string) {
   return row;
 }
 
+/**
+ * A voice platform's API key places calls and costs money: stored without SECRET_KEY it is
+ * readable by anyone who reads the database or a dump of it. That is documented (README,
+ * docs/operations.md), but said here too, where the key is handed over.
+ */
+function warnUnsealed(o: { providerSecret?: string; providerWebhookSecret?: string; predialSecret?: string }, secretKey: unknown): void {
+  if (secretKey || (o.providerSecret ?? o.providerWebhookSecret ?? o.predialSecret) === undefined) return;
+  process.stderr.write(
+    'warning: SECRET_KEY is not set, so the secret is stored as given, readable by anyone with the database or a dump of it; set SECRET_KEY (openssl rand -base64 32) to store secrets encrypted (docs/operations.md, "Secrets at rest")\n',
+  );
+}
+
 export function registerCampaign(program: Command): void {
   const campaign = program.command('campaign').description('campaigns');
   settingsOptions(
@@ -39,6 +51,7 @@ export function registerCampaign(program: Command): void {
           createCampaign(store, { companyId: o.company, name: o.name, ...toSettings(o) }, Date.now(), secrets),
         );
         output(o.json, result, describe(await campaignOrFail(store, result.campaignId)));
+        warnUnsealed(o, config.secretKey);
       }),
     );
 
@@ -53,6 +66,7 @@ export function registerCampaign(program: Command): void {
       withStore(async (store, config) => {
         const row = await usage(() => updateCampaign(store, campaignId, toSettings(o), secretsFor(config.secretKey)));
         output(o.json, { campaignId }, describe(row));
+        warnUnsealed(o, config.secretKey);
       }),
     );
 

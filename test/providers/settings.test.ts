@@ -35,7 +35,8 @@ describe.each(await availableStores())('platform campaign settings on %s', (kind
 
   it('stores the platform, its options, base URL and secrets; show prints no secret', async () => {
     const r = await create([...VAPI, '--provider-option', 'phoneNumberId=pn-1', '--provider-base-url', 'http://127.0.0.1:9/vapi']);
-    expect(r.stderr.replace(/^database: .*\n/m, '')).toBe('');
+    // only the warning that, without SECRET_KEY, the secrets are stored as given (the test below)
+    expect(r.stderr.replace(/^database: .*\n/m, '')).toMatch(/^warning: SECRET_KEY is not set[^\n]*\n$/);
     const { campaignId } = JSON.parse(r.stdout);
     const c = (await row(campaignId))!;
     expect(c).toMatchObject({
@@ -123,6 +124,17 @@ describe.each(await availableStores())('platform campaign settings on %s', (kind
     expect(await row(campaignId)).toMatchObject({ provider: 'twilio', provider_secret: 'vapi-key-1' });
     // back to simulate: the options stay stored, unused
     expect((await cli(['campaign', 'update', campaignId, '--provider', 'simulate'], env)).code).toBe(0);
+  });
+
+  it('without SECRET_KEY, a secret given is stored as given, and the command says so on stderr', async () => {
+    const r = await create([...VAPI, '--provider-option', 'phoneNumberId=pn-1']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: SECRET_KEY is not set, so the secret is stored as given/);
+    const { campaignId } = JSON.parse(r.stdout);
+    expect((await row(campaignId))!.provider_secret).toBe('vapi-key-1');
+    // a change that hands over no secret says nothing
+    const quiet = await cli(['campaign', 'update', campaignId, '--max-attempts', '4'], env);
+    expect(quiet.stderr.replace(/^database: .*\n/m, '')).toBe('');
   });
 
   it('with SECRET_KEY the secrets are sealed at rest, bound to their campaign, and open with the key', async () => {
