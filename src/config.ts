@@ -274,8 +274,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: redisUrl(env.REDIS_URL),
     redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'leadline:rl:',
     rateLimit: Object.freeze({
-      // At least 1: at 0 every call is a 429 whose Retry-After a retry honours in vain (docs/api.md
-      // promises the retry succeeds), and 0 is easily read as "no limit".
+      // at least 1: at 0 every call is a 429 that no retry gets past, and 0 reads as "no limit"
       perMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 100, 1),
       perHour: int(env, 'RATE_LIMIT_PER_HOUR', 1000, 1),
       bulkPerMinute: int(env, 'RATE_LIMIT_BULK_PER_MINUTE', 10, 1),
