@@ -159,20 +159,28 @@ export function poolerOptions(url: string): PoolerOptions {
   return { pgbouncer: value === 'true' || value === '1', url: u.toString() };
 }
 
-/** the events table's last id, every pollMs: the change signal when no LISTEN can be held */
+/**
+ * The events table's last id, every pollMs: the change signal when no LISTEN
+ * can be held. After a failed poll the first one that works signals once
+ * whatever it reads, as listen() does on reconnecting: a lead added while the
+ * database was away moved max(id) before any poll could see it, and without
+ * the signal it waited for the dialer's --poll-interval.
+ */
 function pollEvents(kysely: Kysely<Database>, onChange: () => void, pollMs: number): () => Promise<void> {
   let last: number | null = null;
+  let failed = false;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const tick = async () => {
     try {
       const row = await sql<{ id: number | null }>`select max(id) as id from events`.execute(kysely);
       const id = Number(row.rows[0]?.id ?? 0);
-      if (last !== null && id !== last) onChange();
+      if (failed || (last !== null && id !== last)) onChange();
       last = id;
+      failed = false;
     } catch {
       // the database is away: the dialer's own polls report it; a change is signalled once it is back
-      last = null;
+      failed = true;
     }
   };
   const timer = setInterval(() => {

@@ -1,12 +1,10 @@
 /** Each running dialer says it is alive (the dialers table), so that `leadline dialer status` and the dashboard can tell. */
 import { hostname } from 'node:os';
-import type { DialerRow } from '../store/dialers.js';
+import { DIALER_LIVE_MS, type DialerRow } from '../store/dialers.js';
 import type { Store } from '../store/index.js';
 
 /** rows of dialers that stopped without saying so (killed) are forgotten after this */
 const FORGET_AFTER_MS = 3_600_000;
-/** a dialer is live while its heartbeat (every 5 s) is younger than this */
-const LIVE_MS = 15_000;
 
 export interface Beat {
   id: string;
@@ -36,7 +34,7 @@ export async function heartbeat(store: Store, b: Beat): Promise<void> {
  * (a dialer started without --campaign serves all).
  */
 export async function liveDialers(store: Store, now: number, campaignIds?: readonly string[]): Promise<DialerRow[]> {
-  const live = await store.dialers.live(now - LIVE_MS);
+  const live = await store.dialers.live(now - DIALER_LIVE_MS);
   if (!campaignIds) return live;
   const wanted = new Set(campaignIds);
   return live.filter((d) => d.campaigns === 'all' || d.campaigns.split(',').some((id) => wanted.has(id)));

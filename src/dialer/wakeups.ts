@@ -37,6 +37,14 @@ const SKIPPED_WAIT_MS = 60_000;
  * (src/db/postgres.ts, pollEvents), which a row committed below it does not move.
  */
 const SKIPPED_RECHECK_MS = 250;
+/**
+ * A read that failed (the database, or the pool's path to it, away) is tried
+ * again after this, doubling up to RETRY_MAX_MS: the notice that started it
+ * is not sent again, and without a retry the leads it announced waited for
+ * the poll (60 s by default) although the database was back within a second.
+ */
+const RETRY_MS = SKIPPED_RECHECK_MS;
+const RETRY_MAX_MS = 2000;
 /** at most this many skipped ids are kept, the newest */
 const MAX_SKIPPED = 1000;
 
@@ -51,6 +59,8 @@ export class Wakeups {
   private timer: NodeJS.Timeout | null = null;
   private recheck: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** reads failed in a row: only the first is reported (the claim loop reports the outage too) */
+  private failures = 0;
 
   constructor(
     private readonly store: Store,
@@ -103,16 +113,18 @@ export class Wakeups {
           if (woken.length > 0) this.wake(new Set(woken.map((r) => r.campaign_id!)));
           if (fresh < BATCH) break;
         }
+        this.failures = 0;
       } catch (err) {
-        this.onError(err);
+        if (this.failures++ === 0) this.onError(err);
       }
       this.reading = null;
       if (this.again) this.read();
-      else if (this.skipped.size > 0 && !this.recheck && !this.stopped) {
+      else if ((this.failures > 0 || this.skipped.size > 0) && !this.recheck && !this.stopped) {
+        const wait = this.failures > 0 ? Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** (this.failures - 1)) : SKIPPED_RECHECK_MS;
         this.recheck = setTimeout(() => {
           this.recheck = null;
           this.read();
-        }, SKIPPED_RECHECK_MS);
+        }, wait);
         this.recheck.unref();
       }
     })();

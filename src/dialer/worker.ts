@@ -9,7 +9,7 @@
  * A little longer than 300 lines because the claim loop, the calls in flight
  * and stop() share one piece of state (which calls run, for which campaign),
  * and splitting it would scatter that state; the parts that need none of it
- * live beside it (schedule, recovery, heartbeat, not-placed, wakeups).
+ * live beside it (schedule, recovery, heartbeat, not-placed, wakeups, clock-guard).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -20,6 +20,7 @@ import type { ClaimedLead } from '../store/queue.js';
 import { type CallDeps, type CallProgress, dialLead } from './call.js';
 import { type DialerCampaign, loadDialerCampaigns, localOf } from './campaign.js';
 import { claimDueFree } from './claim.js';
+import { ClockGuard } from './clock-guard.js';
 import { heartbeat } from './heartbeat.js';
 import { NotPlacedRuns } from './not-placed.js';
 import { logOutcome, type RunSummary } from './outcome-log.js';
@@ -90,6 +91,8 @@ export class Dialer {
   private readonly inFlight = new Map<number, InFlight>();
   private readonly perCampaign = new Map<string, number>();
   private readonly schedule: Schedule;
+  /** claims and recovery wait while this host's clock disagrees with the database's */
+  private readonly clock: ClockGuard;
   private campaigns: { at: number; list: DialerCampaign[] } | null = null;
   /** the parsed campaigns of the last load, reused while their rows are unchanged */
   private readonly parsed = new Map<string, { json: string; campaign: DialerCampaign }>();
@@ -113,6 +116,7 @@ export class Dialer {
     this.claimTimeoutMs = o.claimTimeoutMs ?? 60_000;
     this.maxCalls = o.maxCalls ?? Number.POSITIVE_INFINITY;
     this.schedule = new Schedule(this.store, o.pollIntervalMs ?? 60_000, FULL_POLL_MS);
+    this.clock = new ClockGuard(o.store, o.logger);
     const recorder = new AttemptRecorder(o.store, this.now);
     const pacer = new Pacer(o.store.pacing);
     const runs = new NotPlacedRuns(o.store, o.logger, this.now, o.pauseAfter, () => (this.campaigns = null));
@@ -138,6 +142,9 @@ export class Dialer {
 
   /** Calls everything due now in the served campaigns, waits for those calls, returns. */
   async runOnce(): Promise<RunSummary> {
+    // a clock that disagrees with the database's would misjudge other dialers' leases: nothing is done (logged)
+    await this.clock.check();
+    if (!this.clock.ok) return { ...this.summary };
     // what dead dialers left: their open attempts and lapsed claims
     await this.recover();
     await this.session(async () => {
@@ -248,6 +255,8 @@ export class Dialer {
   /** Claims into the campaign's free slots. 'full': slots are full; 'idle': nothing (more) is due; 'closed': outside calling hours or paused. */
   private async fill(c: DialerCampaign, dueBy?: number): Promise<'full' | 'idle' | 'closed'> {
     if (c.row.paused_at !== null || this.foundPaused.has(c.id) || !isOpen(c.hours, c.timezone, new Date(this.now()))) return 'closed';
+    // while the clocks disagree, as if every slot were taken: asked again every FULL_POLL_MS, no statement run
+    if (!this.clock.ok) return 'full';
     for (;;) {
       // This worker's share: what the campaign allows beside its own calls, and
       // what --max-calls leaves. Without the cap the first of several dialers to
@@ -365,11 +374,15 @@ export class Dialer {
   }
 
   private async recover(): Promise<void> {
+    // on a clock that disagrees, other dialers' live leases would look lapsed and their calls be closed as unknown
+    if (!this.clock.ok) return;
     await recoverStale(this.store, this.now(), this.log, reconciler(this.store, this.providers, this.log));
   }
 
-  private heartbeat(): Promise<void> {
-    return heartbeat(this.store, {
+  private async heartbeat(): Promise<void> {
+    // the clock is compared with each beat: claims stop within a beat of the clocks drifting apart, and resume as soon
+    await this.clock.check();
+    await heartbeat(this.store, {
       id: this.workerId,
       campaignIds: this.o.campaignIds ?? null,
       startedAt: this.startedAt,

@@ -66,7 +66,7 @@ function tables(db: Db, ex: Executor, parts: DialectParts): Tables {
     users: new KyselyUserStore(ex),
     sessions: new KyselySessionStore(ex),
     attempts: new KyselyAttemptStore(ex, digester(db, ex)),
-    dialers: new KyselyDialerStore(ex),
+    dialers: new KyselyDialerStore(ex, db.dialect),
     pacing: new KyselyPacingStore(ex, db.dialect),
     leads: parts.leads(db, ex),
     events: parts.events(ex),

@@ -9,6 +9,7 @@ import type { Store } from '../../src/store/index.js';
 import { parseLocalWindow } from '../../src/scheduling/hours.js';
 import { claimPlan } from '../../src/dialer/claim.js';
 import { awaitingCount } from '../../src/store/shared/claims.js';
+import { inFlightStatement } from '../../src/store/shared/in-flight.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { seedPlanCampaign } from './support.js';
 
@@ -121,5 +122,33 @@ describe.each(await availableStores())('the claim plan on %s', (kind) => {
     expect(text).toMatch(/attempts_accepted/);
     expect(text).not.toMatch(/Seq Scan|SCAN attempts\b|attempts_campaign_started/);
     expect(Number((await awaitingCount(db.kysely, campaignId).executeTakeFirst())?.n)).toBe(2);
+  });
+
+  it("counts the calls in flight whose lead was deleted from the attempts not closed, not from the campaign's history", async () => {
+    // a history of 5,000 closed attempts, and three open ones whose leads are gone, one past its deadline
+    const { company_id } = (await db.campaigns.byId(campaignId))!;
+    const now = Date.now();
+    const range =
+      kind === 'postgres'
+        ? sql`generate_series(1, 5000) g(i)`
+        : sql`(with recursive r(i) as (select 1 union all select i + 1 from r where i < 5000) select i from r) g`;
+    await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, state, started_at, phone_number, worker, success)
+      select 'at_history_' || g.i, 'ld_history_' || g.i, ${campaignId}, ${company_id}, 1, 'closed', g.i, '+14155550000', 'w', 0
+      from ${range}`.execute(db.kysely);
+    for (const [i, deadline] of [now + 60_000, now + 60_000, now - 1].entries())
+      await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, state, started_at, phone_number, worker, success, deadline_at)
+        values (${`at_gone_${i}`}, ${`ld_gone_${i}`}, ${campaignId}, ${company_id}, 1, 'open', ${now}, '+14155550000', 'w', 0, ${deadline})`.execute(
+        db.kysely,
+      );
+    await sql`analyze`.execute(db.kysely);
+    const statement = inFlightStatement(db, campaignId, now).compile(db.kysely);
+    const explain = kind === 'postgres' ? 'explain (analyze, costs off, timing off, summary off)' : 'explain query plan';
+    const { rows } = await db.kysely.executeQuery<Record<string, unknown>>({ ...statement, sql: `${explain} ${statement.sql}` });
+    const text = rows.map((r) => String(r['QUERY PLAN'] ?? r.detail)).join('\n');
+    expect(text).toMatch(/attempts_open/);
+    expect(text).toMatch(/leads_claimed/);
+    expect(text).not.toMatch(/Seq Scan on (attempts|leads)|SCAN (attempts|leads|a|l)\b(?! USING)|attempts_campaign_started/);
+    expect(await db.queue.inFlight(campaignId, now)).toBe(2);
+    await sql`delete from attempts where attempt_id like 'at_gone_%' or attempt_id like 'at_history_%'`.execute(db.kysely);
   });
 });

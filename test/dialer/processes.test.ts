@@ -2,7 +2,8 @@
  * Real `leadline dialer` processes on both stores: one keeps running until
  * SIGTERM (it used to exit by itself on SQLite) and calls a lead scheduled
  * seconds ahead; a new lead wakes an idle dialer at once; a campaign's
- * concurrency holds across three dialers; and a dialer stopped (SIGSTOP)
+ * concurrency holds across three dialers, also while a call whose lead was
+ * deleted still rings; and a dialer stopped (SIGSTOP)
  * mid-call loses its claim, its attempt is closed by another dialer's
  * recovery, and on waking it hangs up: the call is never placed again.
  */
@@ -102,6 +103,33 @@ describe.each(await availableStores())('dialer processes on %s', { timeout: 90_0
       expect(most).toBe(2);
     } finally {
       callMs = 0;
+    }
+  });
+
+  it('--concurrency 1 with two dialers: a second call does not start while the first (its lead deleted) still rings', async () => {
+    // A lead deleted through the API during its call does not end the call (docs/dialer.md, "A lead deleted
+    // during its call"), so the call keeps its slot: its open attempt counts while its dialer is live
+    // (src/store/shared/in-flight.ts), and recovery does not close it for the missing lead.
+    const { campaignId, access } = await campaign({ concurrency: 1 });
+    callMs = 8000;
+    most = 0;
+    try {
+      for (let i = 0; i < 2; i++)
+        await dialer(['--campaign', campaignId, '--poll-interval', '1s']).waitFor((l) => l.msg === 'dialer started');
+      await leads.create(access, { campaignId, phoneNumber: '+14155550901' });
+      await until('the first call to ring', async () => running === 1, 8000);
+      // the CRM deletes the lead while its call rings; another lead is due
+      await leads.deleteOne(access, { campaignId, phoneNumber: '+14155550901' });
+      await leads.create(access, { campaignId, phoneNumber: '+14155550902' });
+      // the first call rings for 8 s in all: watch ~5 s of it (recovery runs every 5 s)
+      await new Promise((r) => setTimeout(r, 5000));
+      expect(callsOf(campaignId), 'calls placed while the first was still ringing').toHaveLength(1);
+      expect(most, 'calls ringing at once on a --concurrency 1 campaign').toBe(1);
+      const [first] = await db.kysely.selectFrom('attempts').select(['state', 'closed_by']).where('campaign_id', '=', campaignId).execute();
+      expect(first).toEqual({ state: 'open', closed_by: null });
+    } finally {
+      callMs = 0;
+      for (const d of dialers) if (d.child.exitCode === null) d.child.kill('SIGKILL');
     }
   });
 

@@ -4,6 +4,7 @@ import type { Db, Executor, WriteTxOptions } from '../../db/index.js';
 import { canMove, LEAD_STATUSES, nextStatus } from '../../leads/lifecycle.js';
 import type { EventItem, EventStore } from '../events.js';
 import type { ClaimedLead, ClaimRequest, DialerLeadRow } from '../queue.js';
+import { inFlightCount } from './in-flight.js';
 import { upcoming } from './upcoming.js';
 
 /** The statuses a claim may take; the due index's WHERE names exactly these. */
@@ -175,15 +176,8 @@ export abstract class SharedClaimStore {
     return Number(row?.n ?? 0);
   }
 
-  async inFlight(campaignId: string, now: number): Promise<number> {
-    const row = await this.ex
-      .selectFrom('leads')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('campaign_id', '=', campaignId)
-      .where('claimed_by', 'is not', null)
-      .where('next_attempt_at', '>', iso(now))
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
+  inFlight(campaignId: string, now: number): Promise<number> {
+    return inFlightCount(this.db, this.ex, campaignId, now);
   }
 
   release(lead: ClaimedLead, o: { localZones?: number; until?: string; now?: number } = {}): Promise<boolean> {

@@ -16,6 +16,7 @@ import { KyselyAttemptStore } from '../attempts.js';
 import { digester, removeOrphanNumbers } from '../digests.js';
 import { KyselyDncStore } from '../dnc.js';
 import { SharedClaimStore, groupBy, iso, statusItem } from './claims.js';
+import { orphanStale } from './in-flight.js';
 import { pendingAttempts } from './pending.js';
 
 export { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld } from './claims.js';
@@ -244,13 +245,18 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
   /**
    * Past its deadline, or its worker no longer holds a live lease on the
    * lead (a crash, a stall, a lost claim): the attempts not closed are few, so
-   * this reads a small partial index whatever the size of the call log.
+   * this reads a small partial index whatever the size of the call log. An
+   * attempt whose lead was deleted has no lease to judge: its deadline and its
+   * dialer's heartbeat say whether it is followed (in-flight.ts). Taken as
+   * stale for the missing row, a live call was closed as unknown within
+   * seconds, freeing its slot and its number while it rang.
    */
   stale(now: number, limit: number): Promise<PendingAttempt[]> {
     return pendingAttempts(
       this.ex,
-      sql`(a.deadline_at <= ${now} or l.id is null or l.claimed_by is null or l.claimed_by <> a.worker
-        or l.claimed_at <> a.claimed_at or l.next_attempt_at < ${iso(now)})`,
+      sql`(a.deadline_at <= ${now} or (l.id is null and ${orphanStale(now)})
+        or (l.id is not null and (l.claimed_by is null or l.claimed_by <> a.worker
+          or l.claimed_at <> a.claimed_at or l.next_attempt_at < ${iso(now)})))`,
       limit,
     );
   }
