@@ -6,13 +6,16 @@ import { openStore, type Store } from '../store/index.js';
 import { announceDatabase } from './database.js';
 
 /** `create`: only `migrate` may create a missing SQLite file (see database.ts) */
-export async function withStore<T>(fn: (store: Store, config: Config) => Promise<T>, opts: { create?: boolean } = {}): Promise<T> {
+export async function withStore<T>(
+  fn: (store: Store, config: Config, applied: string[]) => Promise<T>,
+  opts: { create?: boolean } = {},
+): Promise<T> {
   const config = loadConfig();
   announceDatabase(config.database, { create: opts.create === true });
   const store = openStore(config.database, { pgPoolSize: 2, pgStatementTimeoutMs: config.pgStatementTimeoutMs });
   try {
-    await store.migrate();
-    return await fn(store, config);
+    const applied = await store.migrate();
+    return await fn(store, config, applied);
   } finally {
     await store.close();
   }

@@ -20,5 +20,12 @@ export function registerServe(program: Command): void {
   program
     .command('migrate')
     .description('bring the database schema up to date')
-    .action(() => withStore(async () => void process.stdout.write('database is up to date\n'), { create: true }));
+    .action(() => withStore(async (_store, _config, applied) => void process.stdout.write(migrated(applied)), { create: true }));
+}
+
+/** what migrate did: on a new database, every migration, named first and last */
+function migrated(applied: string[]): string {
+  if (applied.length === 0) return 'database is up to date (no migration to apply)\n';
+  const which = applied.length === 1 ? applied[0] : `${applied[0]} … ${applied.at(-1)}`;
+  return `applied ${applied.length} migration${applied.length === 1 ? '' : 's'} (${which}); database is up to date\n`;
 }

@@ -41,7 +41,8 @@ export interface Db {
    * connection are not signalled: the caller knows of them.
    */
   watch(onChange: () => void, o?: { pollMs?: number }): () => Promise<void>;
-  migrate(): Promise<void>;
+  /** brings the schema up to date; the names of the migrations applied, none when it was */
+  migrate(): Promise<string[]>;
   /** resolves when the database answers a trivial query */
   ping(): Promise<void>;
   close(): Promise<void>;

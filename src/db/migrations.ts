@@ -58,7 +58,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
   };
 }
 
-async function run(db: Kysely<any>, dialect: Dialect): Promise<void> {
+async function run(db: Kysely<any>, dialect: Dialect): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
   // the caller holds the transaction (migrate below): Kysely must not open its own
   const { error, results } = await new Migrator({ db, provider, disableTransactions: true }).migrateToLatest();
@@ -66,6 +66,7 @@ async function run(db: Kysely<any>, dialect: Dialect): Promise<void> {
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /**
@@ -75,9 +76,10 @@ async function run(db: Kysely<any>, dialect: Dialect): Promise<void> {
  * PgBouncer in transaction mode that lock stayed on a server connection the
  * next client was handed, so processes starting together ran the same
  * migration at once (test/db/migrate-processes.test.ts through PgBouncer).
+ * Answers the names of the migrations it applied, in order.
  */
-export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> {
-  await db.connection().execute(async (conn) => {
+export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<string[]> {
+  return db.connection().execute(async (conn) => {
     await sql.raw(dialect === 'postgres' ? 'begin' : 'begin immediate').execute(conn);
     try {
       if (dialect === 'postgres') {
@@ -85,8 +87,9 @@ export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> 
         await sql`set local statement_timeout = 0`.execute(conn);
         await sql`select pg_advisory_xact_lock(hashtext('leadline migrate'))`.execute(conn);
       }
-      await run(conn, dialect);
+      const applied = await run(conn, dialect);
       await sql`commit`.execute(conn);
+      return applied;
     } catch (err) {
       await sql`rollback`.execute(conn);
       throw err;

@@ -203,12 +203,12 @@ function pollEvents(kysely: Kysely<Database>, onChange: () => void, pollMs: numb
  * start. `set local` in migrate() lifts a role's own timeout too (behind
  * PgBouncer, where no startup parameter is sent).
  */
-async function migrateUntimed(url: string): Promise<void> {
+async function migrateUntimed(url: string): Promise<string[]> {
   const pool = new (pgLib().Pool)({ connectionString: url, max: 1, connectionTimeoutMillis: 2000 });
   pool.on('error', () => {});
   const own = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
-    await migrate(own, 'postgres');
+    return await migrate(own, 'postgres');
   } finally {
     await own.destroy();
   }

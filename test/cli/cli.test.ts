@@ -28,6 +28,17 @@ const json = async (args: string[]) => {
 };
 
 describe('leadline CLI', () => {
+  it('migrate says which migrations it applied, and that nothing was left the second time', async () => {
+    const fresh = { DATABASE_URL: `sqlite:${join(dir, 'migrate.db')}` };
+    const first = await cli(['migrate'], fresh);
+    expect([first.code, first.stdout]).toEqual([
+      0,
+      expect.stringMatching(/^applied \d+ migrations \(0001_core … \d{4}_\w+\); database is up to date\n$/),
+    ]);
+    const again = await cli(['migrate'], fresh);
+    expect([again.code, again.stdout]).toEqual([0, 'database is up to date (no migration to apply)\n']);
+  });
+
   it('prints help', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
