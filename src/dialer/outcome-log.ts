@@ -10,6 +10,8 @@ export interface RunSummary {
   concluded: number;
   /** leads put off until the called person's local window opens */
   deferred: number;
+  /** calls handed over to a provider that reports their outcome later (not in attempts until it does) */
+  awaiting: number;
 }
 
 const SKIPPED = {
@@ -43,6 +45,7 @@ export function logOutcome(log: Logger, summary: RunSummary, lead: ClaimedLead, 
       log.warn({ ...base, why: r.why }, SKIPPED[r.why]);
       return;
     case 'awaiting':
+      summary.awaiting++;
       log.info(
         { ...base, attemptId: r.attemptId, ms, ...(r.reason ? { reason: r.reason } : {}) },
         'call handed over; its outcome comes later',

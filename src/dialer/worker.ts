@@ -105,7 +105,7 @@ export class Dialer {
   private timers: NodeJS.Timeout[] = [];
   private lastClaimAt: number | null = null;
   private readonly startedAt: number;
-  private readonly summary: RunSummary = { attempts: 0, concluded: 0, deferred: 0 };
+  private readonly summary: RunSummary = { attempts: 0, concluded: 0, deferred: 0, awaiting: 0 };
 
   constructor(private readonly o: DialerOptions) {
     this.store = o.store;

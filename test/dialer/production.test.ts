@@ -147,7 +147,7 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
     expect(explained.details['campaign paused']).toBe(campaign.paused_reason);
     // paused: nothing is claimed, even when due
     await db.kysely.updateTable('leads').set({ next_attempt_at: null }).where('campaign_id', '=', campaignId).execute();
-    expect(await worker(campaignId, { now: () => t0 + 1 }).runOnce()).toEqual({ attempts: 0, concluded: 0, deferred: 0 });
+    expect(await worker(campaignId, { now: () => t0 + 1 }).runOnce()).toEqual({ attempts: 0, concluded: 0, deferred: 0, awaiting: 0 });
     expect((await attemptRows(db, ids[24]!)).length + (await attemptRows(db, ids[0]!)).length).toBeLessThanOrEqual(2);
     expect(await resumeCampaign(db, campaignId)).toBe(true);
     expect(await db.campaigns.byId(campaignId)).toMatchObject({ paused_at: null, paused_reason: null, not_placed_streak: 0 });

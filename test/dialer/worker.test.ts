@@ -37,7 +37,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
     expect(await worker(c, at('2026-03-14T06:00:00Z')).runOnce()).toMatchObject({ attempts: 0 });
     expect(await statuses([id!])).toEqual(['raw']);
     // Saturday 01:30 EDT, still Friday's window.
-    expect(await worker(c, at('2026-03-14T05:30:00Z')).runOnce()).toEqual({ attempts: 1, concluded: 1, deferred: 0 });
+    expect(await worker(c, at('2026-03-14T05:30:00Z')).runOnce()).toEqual({ attempts: 1, concluded: 1, deferred: 0, awaiting: 0 });
     expect(await statuses([id!])).toEqual(['concluded']);
   });
 
@@ -66,7 +66,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
     const waiting = [la!, override!, unknownNanp!];
     const before = await Promise.all(waiting.map((id) => leadRow(db, id)));
     const now = at('2026-03-10T14:00:00Z'); // 07:00 PDT, 14:00 GMT, 04:00 HST
-    expect(await worker(c, now).runOnce()).toEqual({ attempts: 1, concluded: 1, deferred: 0 });
+    expect(await worker(c, now).runOnce()).toEqual({ attempts: 1, concluded: 1, deferred: 0, awaiting: 0 });
     expect(await statuses([la!, london!, override!, unknownNanp!])).toEqual(['raw', 'concluded', 'raw', 'raw']);
     // Nothing about the waiting leads changed but the zones the dialer worked out for them.
     const after = await Promise.all(waiting.map((id) => leadRow(db, id)));
@@ -96,7 +96,7 @@ describe.each(await availableStores())('dialer worker on %s', (kind) => {
       const [id] = await seedLeads(db, c, [{ phoneNumber: null, externalId: 'crm-tokyo' }]);
       const before = await leadRow(db, id!);
       const now = at('2026-03-10T14:00:00Z'); // 14:00 UTC (the campaign's zone, so the claim takes it), 23:00 in Tokyo
-      expect(await worker(c, now).runOnce()).toEqual({ attempts: 0, concluded: 0, deferred: 1 });
+      expect(await worker(c, now).runOnce()).toEqual({ attempts: 0, concluded: 0, deferred: 1, awaiting: 0 });
       expect(crm.requests).toHaveLength(1);
       const row = await leadRow(db, id!);
       expect({ ...row, local_zones: null }).toEqual(before);

@@ -34,7 +34,7 @@ describe.each(await availableStores())('the dialer through the platforms on %s',
     try {
       const campaignId = await makeCampaign(db, p.settings(p.baseUrl));
       const [lead] = await seedLeads(db, campaignId, [{ metadata: { name: 'Ada' }, externalId: 'crm-1' }]);
-      expect(await worker(campaignId).runOnce()).toMatchObject({ attempts: 0 });
+      expect(await worker(campaignId).runOnce()).toMatchObject({ attempts: 0, awaiting: 1 });
       const [create, ...more] = p.creates();
       expect(more).toEqual([]);
       const [attempt] = await attemptRows(db, lead!);
