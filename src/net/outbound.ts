@@ -197,7 +197,9 @@ export class OutboundPolicy {
       if (!this.allowsHost(hostname)) {
         for (const { address } of list) {
           const why = this.problem(address);
-          if (why) return callback(new OutboundRefusedError(refused(`${hostname} resolves to ${address}, ${why}`)), '');
+          // The kind of address, not the address: the reason is shown to the tenant who chose the
+          // URL (attempts, the delivery log), and the operator's internal DNS is not theirs to map.
+          if (why) return callback(new OutboundRefusedError(refused(`${hostname} resolves to ${why}`)), '');
         }
       }
       if (options.all) return callback(null, list);

@@ -142,7 +142,7 @@ describe('signed requests to a real local server', () => {
     ['[::127.0.0.1]', '::7f00:1 is an IPv4-compatible form of 127.0.0.1, a loopback address'],
     ['[::ffff:127.0.0.1]', '::ffff:7f00:1 is an IPv4-mapped form of 127.0.0.1, a loopback address'],
     ['[0:0:0:0:0:ffff:7f00:1]', '::ffff:7f00:1 is an IPv4-mapped form of 127.0.0.1, a loopback address'],
-    ['localhost', 'localhost resolves to 127.0.0.1, a loopback address'],
+    ['localhost', 'localhost resolves to a loopback address'],
   ];
 
   it.each(LITERALS)('http://%s:port is refused by default, and nothing reaches the server', async (host, why) => {
@@ -177,11 +177,11 @@ describe('signed requests to a real local server', () => {
     );
     expect(await post('crm.example', new OutboundPolicy(undefined, names))).toEqual({
       ok: false,
-      reason: 'refused by the outbound policy: crm.example resolves to 127.0.0.1, a loopback address (allow it with OUTBOUND_ALLOW)',
+      reason: 'refused by the outbound policy: crm.example resolves to a loopback address (allow it with OUTBOUND_ALLOW)',
     });
     expect((await post('mixed.example', new OutboundPolicy(undefined, names))).ok).toBe(false);
     expect(await post('mixed.example', new OutboundPolicy(undefined, names))).toMatchObject({
-      reason: expect.stringContaining('10.0.0.7, a private (RFC 1918) address'),
+      reason: expect.stringContaining('mixed.example resolves to a private (RFC 1918) address'),
     });
     // the address checked is the address connected to: allowed, it reaches the server
     const before = seen.length;
@@ -198,7 +198,7 @@ describe('signed requests to a real local server', () => {
     expect((await post('rebind.example', policy)).ok).toBe(true);
     expect(await post('rebind.example', policy)).toEqual({
       ok: false,
-      reason: 'refused by the outbound policy: rebind.example resolves to 127.0.0.1, a loopback address (allow it with OUTBOUND_ALLOW)',
+      reason: 'refused by the outbound policy: rebind.example resolves to a loopback address (allow it with OUTBOUND_ALLOW)',
     });
   });
 

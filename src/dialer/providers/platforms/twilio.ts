@@ -81,8 +81,12 @@ export const twilio: Platform = {
 
   async place(call, ctx, signal) {
     // The variables travel in the TwiML app's URL: Twilio requests it when the call connects.
+    // The operator's own parameters in that URL win over a lead's metadata of the same name: a
+    // lead (a vendor's campaign key may create them) must not switch the agent's flow or break a
+    // token the TwiML app checks, as callVariables already keeps leadId and attemptId.
     const app = new URL(ctx.options.url!);
-    for (const [k, v] of Object.entries(asStrings(callVariables(call)))) app.searchParams.set(k, v);
+    const operators = new Set(app.searchParams.keys());
+    for (const [k, v] of Object.entries(asStrings(callVariables(call)))) if (!operators.has(k)) app.searchParams.set(k, v);
     const form = new URLSearchParams([
       ['To', call.phoneNumber],
       ['From', ctx.options.from!],
