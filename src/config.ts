@@ -94,8 +94,7 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
   return value;
 }
 
-/** A URL as an error message may show it (they end up in tickets and logs): user and password
- * replaced by `***`, or only its scheme when it does not parse (where the password ends is unknown then). */
+/** A URL fit for an error message (tickets, logs): user, password and query values (libpq's ?password=) as ***. */
 function shown(raw: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*:)\/\//i.exec(raw)?.[1];
   // without `//` there is no host, and `user:pass@host` would parse as a scheme and a path
@@ -106,6 +105,7 @@ function shown(raw: string): string {
     url.username = '***';
     url.password = '';
   }
+  for (const key of new Set(url.searchParams.keys())) url.searchParams.set(key, '***');
   return url.href;
 }
 

@@ -120,6 +120,10 @@ describe('the parser', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://leadline:s3cretpw@db.example/leadline' })).toThrow(
       '"mysql://***@db.example/leadline"',
     );
+    // libpq also takes the password as a query parameter
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://db.example/leadline?password=s3cretpw&sslmode=require' })).toThrow(
+      '"mysql://db.example/leadline?password=***&sslmode=***"',
+    );
     expect(loadConfig({ DATABASE_LISTEN_URL: 'postgresql://u:p@db:5432/leadline' }).pgListenUrl).toBe('postgresql://u:p@db:5432/leadline');
   });
 
