@@ -182,4 +182,13 @@ describe('bland lookup and stop', () => {
     expect(fake.calls.get(id)!.completed).toBe(true);
     await bland.hangUp({ attemptId: 'at_3kXq9', providerCallId: id }, ctx, never);
   });
+
+  it('refuses a call id that is a dot segment: it would send the key up a path (/v1/calls/../stop is /v1/stop)', async () => {
+    const before = fake.http.requests.length;
+    for (const id of ['..', '.', '%2e%2E']) {
+      await expect(bland.hangUp({ attemptId: 'at_3kXq9', providerCallId: id }, ctx, never)).rejects.toThrow(/not a path segment/);
+      await expect(bland.lookup({ attemptId: 'at_3kXq9', providerCallId: id }, ctx, never)).rejects.toThrow(/not a path segment/);
+    }
+    expect(fake.http.requests.length).toBe(before);
+  });
 });

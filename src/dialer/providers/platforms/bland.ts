@@ -34,6 +34,7 @@ import {
   safeEqual,
   str,
   unreadable,
+  pathSegment,
 } from './shared.js';
 import type { InboundEvent, LookupResult, Outcome, Platform } from './types.js';
 
@@ -108,7 +109,7 @@ export const bland: Platform = {
     if (!ref.providerCallId) return { state: 'not-found' };
     const a = await ctx.request({
       method: 'GET',
-      url: joinUrl(ctx.baseUrl, `/v1/calls/${encodeURIComponent(ref.providerCallId)}`),
+      url: joinUrl(ctx.baseUrl, `/v1/calls/${pathSegment(ref.providerCallId)}`),
       headers: { authorization: ctx.secret, accept: 'application/json' },
       timeoutMs: ctx.timeoutMs,
       signal,
@@ -128,7 +129,7 @@ export const bland: Platform = {
     if (!ref.providerCallId) throw new Error('bland: cannot hang up a call whose id never came back');
     const a = await ctx.request({
       method: 'POST',
-      url: joinUrl(ctx.baseUrl, `/v1/calls/${encodeURIComponent(ref.providerCallId)}/stop`),
+      url: joinUrl(ctx.baseUrl, `/v1/calls/${pathSegment(ref.providerCallId)}/stop`),
       headers: { authorization: ctx.secret, accept: 'application/json' },
       timeoutMs: ctx.timeoutMs,
       signal,

@@ -34,6 +34,7 @@ import {
   safeEqual,
   str,
   unreadable,
+  pathSegment,
 } from './shared.js';
 import type { CallRef, InboundEvent, LookupResult, Outcome, Platform, PlatformContext } from './types.js';
 
@@ -121,7 +122,7 @@ export const retell: Platform = {
     if (!ref.providerCallId) throw new Error('retell: cannot hang up a call whose id never came back');
     const a = await ctx.request({
       method: 'POST',
-      url: joinUrl(ctx.baseUrl, `/v2/stop-call/${encodeURIComponent(ref.providerCallId)}`),
+      url: joinUrl(ctx.baseUrl, `/v2/stop-call/${pathSegment(ref.providerCallId)}`),
       headers: { authorization: `Bearer ${ctx.secret}`, accept: '*/*' },
       timeoutMs: ctx.timeoutMs,
       signal,
@@ -186,7 +187,7 @@ function diff(start?: number, end?: number): number | undefined {
 async function getCall(id: string, ctx: PlatformContext, signal: AbortSignal): Promise<Record<string, unknown> | null> {
   const a = await ctx.request({
     method: 'GET',
-    url: joinUrl(ctx.baseUrl, `/v2/get-call/${encodeURIComponent(id)}`),
+    url: joinUrl(ctx.baseUrl, `/v2/get-call/${pathSegment(id)}`),
     headers: { authorization: `Bearer ${ctx.secret}`, accept: 'application/json' },
     timeoutMs: ctx.timeoutMs,
     signal,

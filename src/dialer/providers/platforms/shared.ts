@@ -181,3 +181,14 @@ export function attemptIdFromUrl(url: string): string | null {
 export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}${path}`;
 }
+
+/**
+ * An id from a platform's answer as one path segment of a request to that platform. Percent-encoding
+ * leaves dots alone, and URL parsing takes `..` (or `%2e%2e`) as "up one": a call id of `..` sent
+ * Bland's stop to /v1/stop with the account's key. Such an id is refused (the lookup or hang-up
+ * throws, and the dialer asks again later, as for any answer it cannot use).
+ */
+export function pathSegment(id: string): string {
+  if (/^(\.|%2e){1,2}$/i.test(id)) throw new Error(`the platform's id "${id}" is not a path segment`);
+  return encodeURIComponent(id);
+}

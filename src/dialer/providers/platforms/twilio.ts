@@ -34,6 +34,7 @@ import {
   safeEqual,
   str,
   unreadable,
+  pathSegment,
 } from './shared.js';
 import type { CallRef, LookupResult, Outcome, Platform, PlatformContext } from './types.js';
 
@@ -224,7 +225,7 @@ function callsUrl(ctx: PlatformContext): string {
 }
 
 function callUrl(ctx: PlatformContext, sid: string): string {
-  return joinUrl(ctx.baseUrl, `/2010-04-01/Accounts/${encodeURIComponent(ctx.options.accountSid!)}/Calls/${encodeURIComponent(sid)}.json`);
+  return joinUrl(ctx.baseUrl, `/2010-04-01/Accounts/${encodeURIComponent(ctx.options.accountSid!)}/Calls/${pathSegment(sid)}.json`);
 }
 
 async function getCall(ref: CallRef, ctx: PlatformContext, signal: AbortSignal): Promise<Record<string, unknown> | null> {

@@ -31,6 +31,7 @@ import {
   secondsBetween,
   str,
   unreadable,
+  pathSegment,
 } from './shared.js';
 import type { CallRef, InboundEvent, LookupResult, Outcome, Platform, PlatformContext } from './types.js';
 
@@ -212,7 +213,7 @@ export function outcomeOf(endedReason: unknown, analysis: unknown, startedAt: un
 async function getCall(ref: CallRef, ctx: PlatformContext, signal: AbortSignal): Promise<Record<string, unknown> | null> {
   const a = await ctx.request({
     method: 'GET',
-    url: joinUrl(ctx.baseUrl, `/call/${encodeURIComponent(ref.providerCallId ?? '')}`),
+    url: joinUrl(ctx.baseUrl, `/call/${pathSegment(ref.providerCallId ?? '')}`),
     headers: { authorization: `Bearer ${ctx.secret}`, accept: 'application/json' },
     timeoutMs: ctx.timeoutMs,
     signal,
