@@ -22,7 +22,8 @@ describe('event ids', () => {
       const id = ids.of(row, index);
       expect(id).toMatch(/^evt_[A-Za-z0-9_-]{22}$/);
       expect(again.of(row, index)).toBe(id);
-      expect(id).not.toContain(String(row));
+      // a row id of five digits or more does not show (one digit may turn up by chance: 22 random characters)
+      if (row >= 10_000) expect(id).not.toContain(String(row));
     }
   });
 
