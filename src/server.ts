@@ -33,14 +33,28 @@ interface Demo {
   password: string;
 }
 
-/** On a database with no company at all, make one ready-to-curl demo. */
-async function seedDemo(store: Store): Promise<Demo | null> {
-  if (await store.companies.any()) return null;
-  const { companyId } = await createCompany(store, 'Demo company');
-  const { campaignId } = await createCampaign(store, { companyId, name: 'Demo campaign', hours: 'mon-sun 00:00-24:00' });
-  const { key } = await createKey(store, { companyId, name: 'demo write key', scope: 'write' });
-  const { email, oneTimePassword: password } = await createUser(store, { companyId, email: DEMO_EMAIL });
-  return { companyId, campaignId, key, email, password };
+/**
+ * On a database with no company at all, make one ready-to-curl demo. The
+ * check and the writes are one transaction: two servers starting together on
+ * a new database each found no company and made a demo (one with a key
+ * nobody saw), or the second failed on the demo user's email. On SQLite the
+ * write transaction (BEGIN IMMEDIATE) serialises them; on PostgreSQL the
+ * transaction-scoped advisory lock does, and the second's check, a new
+ * statement under READ COMMITTED, sees the first's company once it waited
+ * for its commit (test/db/migrate-processes.test.ts).
+ */
+function seedDemo(store: Store): Promise<Demo | null> {
+  return store.transaction(
+    async (tx) => {
+      if (await tx.companies.any()) return null;
+      const { companyId } = await createCompany(tx, 'Demo company');
+      const { campaignId } = await createCampaign(tx, { companyId, name: 'Demo campaign', hours: 'mon-sun 00:00-24:00' });
+      const { key } = await createKey(tx, { companyId, name: 'demo write key', scope: 'write' });
+      const { email, oneTimePassword: password } = await createUser(tx, { companyId, email: DEMO_EMAIL });
+      return { companyId, campaignId, key, email, password };
+    },
+    { lock: 'leadline demo' },
+  );
 }
 
 function demoText(demo: Demo, base: string): string {

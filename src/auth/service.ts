@@ -9,6 +9,7 @@ import { sameText } from '../crypto/digest.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Store } from '../store/index.js';
+import type { TxStore } from '../store/types.js';
 import type { KeyStore } from '../store/keys.js';
 import { generateKeyValue, hashKey, isWellFormedKey, KEY_LENGTH } from './keys.js';
 import type { Principal, Scope } from './principal.js';
@@ -90,7 +91,7 @@ export interface KeySummary {
 export const DEFAULT_MAX_KEYS_PER_COMPANY = 50;
 
 export async function createKey(
-  store: Store,
+  store: TxStore,
   input: { companyId: string; name: string; scope: Scope; campaignId?: string | null },
   now = Date.now(),
   maxKeys = DEFAULT_MAX_KEYS_PER_COMPANY,

@@ -5,12 +5,13 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import type { Store } from '../store/index.js';
+import type { TxStore } from '../store/types.js';
 import { type CampaignSettings, checkSettings, DEFAULT_SETTINGS } from './settings.js';
 
 export type { CampaignSettings } from './settings.js';
 export type { CampaignRow } from '../store/campaigns.js';
 
-export async function createCompany(store: Store, name: string, now = Date.now()): Promise<{ companyId: string }> {
+export async function createCompany(store: TxStore, name: string, now = Date.now()): Promise<{ companyId: string }> {
   const companyId = newId('co_');
   await store.companies.insert({ id: companyId, name, created_at: now });
   return { companyId };
@@ -57,7 +58,7 @@ export function providerSecrets(
  * they combine, and seals the provider's secrets (SECRET_KEY, `secrets`).
  */
 export async function createCampaign(
-  store: Store,
+  store: TxStore,
   input: { companyId: string; name: string } & CampaignSettings,
   now = Date.now(),
   secrets: Secrets = PLAIN,

@@ -29,6 +29,7 @@ import { attemptsAccepted } from './migrations/0019_attempts_accepted.js';
 import { oneProviderCallIndex } from './migrations/0020_one_provider_call_index.js';
 import { byteOrderIdentifiers } from './migrations/0021_byte_order_identifiers.js';
 import { webhookGeneration } from './migrations/0022_webhook_generation.js';
+import { campaignRevision } from './migrations/0023_campaign_revision.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -55,6 +56,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0020_one_provider_call_index': oneProviderCallIndex(),
     '0021_byte_order_identifiers': byteOrderIdentifiers(dialect),
     '0022_webhook_generation': webhookGeneration(),
+    '0023_campaign_revision': campaignRevision(dialect),
   };
 }
 

@@ -57,6 +57,8 @@ export interface CampaignTable {
   require_consent: number;
   /** --regional-rules: 'us' applies the US state calling rules to US numbers, 'off' does not (migration 0016) */
   regional_rules: string;
+  /** written by triggers whenever the row changes, never by leadline; a running dialer's fingerprint of its campaigns (migration 0023) */
+  revision?: number | string;
   created_at: number;
 }
 

@@ -15,15 +15,29 @@ import type { Reconcile } from './reconcile.js';
 
 const BATCH = 200;
 
-export async function recoverStale(store: Store, now: number, log: Logger, reconcile?: Reconcile): Promise<number> {
-  const closed = await closeStale(store, now, log, reconcile);
+/**
+ * The attempts closed plus the leases ended, and the campaigns whose leads
+ * they freed. A dialer wakes its schedule for those campaigns (worker.ts,
+ * recover): a lead closed as unknown with a 0 s retry delay, or released, is
+ * due at once, and nothing else tells the dialer that ran the recovery, since
+ * on SQLite `watch` never signals a connection's own commits. It waited for
+ * the idle poll (60 s by default).
+ */
+export async function recoverStale(
+  store: Store,
+  now: number,
+  log: Logger,
+  reconcile?: Reconcile,
+): Promise<{ count: number; campaignIds: Set<string> }> {
+  const campaignIds = new Set<string>();
+  const closed = await closeStale(store, now, log, campaignIds, reconcile);
   // then the leases that lapsed before any attempt was written
-  const released = await store.queue.releaseExpired(now);
+  const released = await store.queue.releaseExpired(now, undefined, campaignIds);
   if (released > 0) log.warn({ released }, 'leads whose dialer stopped renewing its claim are due again');
-  return closed + released;
+  return { count: closed + released, campaignIds };
 }
 
-async function closeStale(store: Store, now: number, log: Logger, reconcile?: Reconcile): Promise<number> {
+async function closeStale(store: Store, now: number, log: Logger, touched: Set<string>, reconcile?: Reconcile): Promise<number> {
   let closed = 0;
   for (;;) {
     const stale = await store.queue.stale(now, BATCH);
@@ -45,6 +59,7 @@ async function closeStale(store: Store, now: number, log: Logger, reconcile?: Re
     await store.queue.close(byTimeout, 'timeout', now);
     await store.queue.close(byRecovery, 'recovery', now);
     closed += stale.length;
+    for (const p of stale) touched.add(p.campaignId);
     for (const [i, p] of stale.entries()) {
       log.warn(
         { campaignId: p.campaignId, leadId: p.leadId, attemptId: p.attemptId, outcome: closings[i]!.outcome },

@@ -14,6 +14,12 @@ export interface CampaignStore {
   ofCompany(companyId: string): Promise<CampaignRow[]>;
   /** the given campaigns (null: every campaign), oldest first */
   list(ids: readonly string[] | null): Promise<CampaignRow[]>;
+  /**
+   * One fingerprint of the given campaigns (null: all): it changes whenever
+   * one is created, changed or deleted, by leadline or around it (the
+   * triggers of migration 0023). A running dialer reads the rows again only when it moved.
+   */
+  revision(ids: readonly string[] | null): Promise<string>;
   insert(row: CampaignRow): Promise<void>;
   update(id: string, values: CampaignValues): Promise<void>;
   /** one more call that could not be placed: the run so far, after this one */
@@ -59,6 +65,15 @@ export class KyselyCampaignStore implements CampaignStore {
     let q = this.ex.selectFrom('campaigns').selectAll().orderBy('created_at').orderBy('id');
     if (ids) q = q.where('id', 'in', ids.length > 0 ? ids : ['']);
     return q.execute();
+  }
+
+  async revision(ids: readonly string[] | null): Promise<string> {
+    let q = this.ex
+      .selectFrom('campaigns')
+      .select((eb) => [eb.fn.countAll().as('n'), eb.fn.coalesce(eb.fn.sum('revision'), eb.lit(0)).as('sum')]);
+    if (ids) q = q.where('id', 'in', ids.length > 0 ? ids : ['']);
+    const row = await q.executeTakeFirstOrThrow();
+    return `${row.n}:${row.sum}`;
   }
 
   async insert(row: CampaignRow): Promise<void> {

@@ -167,8 +167,11 @@ export interface QueueStore {
   pending(attemptId: string): Promise<PendingAttempt | undefined>;
   /** attempts not closed whose deadline passed or whose worker lost its lease (crashed, stalled) */
   stale(now: number, limit: number): Promise<PendingAttempt[]>;
-  /** ends leases that lapsed with no attempt open (of one campaign, or of all): the lead is due again at once */
-  releaseExpired(now: number, campaignId?: string): Promise<number>;
+  /**
+   * ends leases that lapsed with no attempt open (of one campaign, or of all): the lead is due again at once.
+   * `touched` collects the campaigns of the leads released (a dialer wakes them: its own commits are never signalled to it)
+   */
+  releaseExpired(now: number, campaignId?: string, touched?: Set<string>): Promise<number>;
   /** the leads the campaign holds right now, across every dialer (calls in flight, outcomes awaited) */
   inFlight(campaignId: string, now: number): Promise<number>;
   /**
@@ -185,8 +188,9 @@ export interface QueueStore {
   nextDueMany(campaignIds: readonly string[]): Promise<Map<string, number | null>>;
   /**
    * Grants `grant` more attempts to every lead of the campaign that has none
-   * left: exhausted leads move back to attempting (lifecycle: recycle). The
-   * number of leads recycled.
+   * left: exhausted leads move back to attempting (lifecycle: recycle). A
+   * chunk per write transaction (shared/recycle.ts): a reader may see it
+   * half done. The number of leads recycled.
    */
   recycle(campaignId: string, maxAttempts: number, grant: number, now?: number): Promise<number>;
   /** one lead with the dialer's columns, by externalId or phoneNumber (externalId first, as in the API) */

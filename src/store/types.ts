@@ -34,8 +34,8 @@ export interface Tables {
 
 /** the tables bound to one write transaction */
 export interface TxStore extends Tables {
-  /** already in a transaction: runs fn in it */
-  transaction<T>(fn: (tx: TxStore) => Promise<T>): Promise<T>;
+  /** already in a transaction: runs fn in it (options such as a lock are the outer transaction's business) */
+  transaction<T>(fn: (tx: TxStore) => Promise<T>, opts?: WriteTxOptions): Promise<T>;
 }
 
 /**

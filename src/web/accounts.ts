@@ -9,6 +9,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { dummyHash, generateOneTimePassword, hashOneTime, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import type { Store } from '../store/index.js';
+import type { TxStore } from '../store/types.js';
 import { storable } from '../storable.js';
 
 const ONE_TIME_TTL_MS = 7 * 24 * 3_600_000;
@@ -30,7 +31,7 @@ export interface IssuedPassword {
   expiresAt: string;
 }
 
-export async function createUser(store: Store, input: { companyId: string; email: string }, now = Date.now()): Promise<IssuedPassword> {
+export async function createUser(store: TxStore, input: { companyId: string; email: string }, now = Date.now()): Promise<IssuedPassword> {
   const email = normalizeEmail(input.email);
   if (!EMAIL.test(email) || email.length > 254 || !storable(email))
     throw new AppError('validation', `not an email address: "${input.email}"`);

@@ -70,6 +70,7 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0020_one_provider_call_index',
           '0021_byte_order_identifiers',
           '0022_webhook_generation',
+          '0023_campaign_revision',
         ]);
         await db.close();
       } finally {

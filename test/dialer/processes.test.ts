@@ -5,14 +5,17 @@
  * concurrency holds across three dialers, also while a call whose lead was
  * deleted still rings; and a dialer stopped (SIGSTOP)
  * mid-call loses its claim, its attempt is closed by another dialer's
- * recovery, and on waking it hangs up: the call is never placed again.
+ * recovery, and on waking it hangs up: the call is never placed again. On
+ * SQLite, the lead a dialer's own recovery makes due is called by that dialer
+ * at once (its own commits are never signalled to it).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LeadService } from '../../src/leads/service.js';
 import type { Store } from '../../src/store/index.js';
 import { availableStores, createTestStore, type TestStore } from '../helpers/db.js';
 import { type DialerProcess, startDialer } from './dialer-process.js';
 import { ALLOW_STUBS, type Stub, startStub } from './http-stub.js';
+import { ALWAYS, type Rig, rig, until as within } from './sqlite-rig.js';
 import { attemptRows, makeCampaign } from './support.js';
 
 const until = async (what: string, test: () => Promise<boolean>, timeoutMs = 30_000) => {
@@ -161,5 +164,42 @@ describe.each(await availableStores())('dialer processes on %s', { timeout: 90_0
     } finally {
       callMs = 0;
     }
+  });
+});
+
+describe('a dialer process on SQLite after its own recovery', { timeout: 60_000 }, () => {
+  let r: Rig | undefined;
+  afterEach(async () => {
+    await r?.close();
+    r = undefined;
+  });
+  const attempts = (r: Rig, campaignId: string) =>
+    (r.read().prepare('select count(*) as n from attempts where campaign_id = ?').get(campaignId) as { n: number }).n;
+
+  it('calls a lead again at once when its own recovery closes the attempt of a SIGKILLed dialer (retry delay 0s)', async () => {
+    r = await rig();
+    const campaignId = await r.campaign([...ALWAYS, '--retry-delay', '0s', '--simulate-duration', '30s', '--max-attempts', '3']);
+    const server = await r.serve();
+    const a = r.dialer(['--campaign', campaignId, '--claim-timeout', '3s']);
+    await a.waitFor((l) => l.msg === 'dialer started');
+    expect(await r.createLead(server, { campaignId, phoneNumber: '+13125550102' })).toBe(201);
+    await within('the first attempt', () => attempts(r!, campaignId) === 1, 10_000, 20);
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const killed = Date.now();
+
+    const b = r.dialer(['--campaign', campaignId]);
+    await b.waitFor((l) => l.msg === 'dialer started');
+    // its recovery (every 5 s) closes the dead dialer's attempt as unknown once the 3 s lease lapsed
+    await within(
+      'recovery to close the first attempt',
+      () => (r!.read().prepare("select count(*) as n from attempts where closed_by = 'recovery'").get() as { n: number }).n === 1,
+      15_000,
+    );
+    const recovered = Date.now() - killed;
+    // due again at once (retry delay 0s): the dialer that recovered it should call it
+    const waited = await within('the second attempt', () => attempts(r!, campaignId) === 2, 25_000).catch(() => Number.POSITIVE_INFINITY);
+    // recovery took 5-8 s after the kill; the second call then waited for the 60 s idle poll until recovery woke the schedule
+    expect(waited, `recovered ${recovered} ms after the kill`).toBeLessThan(3000);
   });
 });

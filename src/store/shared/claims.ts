@@ -5,6 +5,7 @@ import { canMove, LEAD_STATUSES, nextStatus } from '../../leads/lifecycle.js';
 import type { EventItem, EventStore } from '../events.js';
 import type { ClaimedLead, ClaimRequest, DialerLeadRow } from '../queue.js';
 import { inFlightCount } from './in-flight.js';
+import { recycleInChunks } from './recycle.js';
 import { upcoming } from './upcoming.js';
 
 /** The statuses a claim may take; the due index's WHERE names exactly these. */
@@ -212,7 +213,7 @@ export abstract class SharedClaimStore {
    * status the claim found (raw when it had no attempt yet). The leads held
    * are few, so this reads the small leads_claimed index.
    */
-  releaseExpired(now: number, campaignId?: string): Promise<number> {
+  releaseExpired(now: number, campaignId?: string, touched?: Set<string>): Promise<number> {
     const raw = nextStatus(CLAIMED_STATUS, 'release', { claimedFrom: 'raw' });
     return this.inWriteTx(async (self) => {
       const { rows } = await sql<{ id: string; campaign_id: string; external_id: string | null; was_raw: number | boolean }>`
@@ -221,6 +222,7 @@ export abstract class SharedClaimStore {
         where claimed_by is not null and next_attempt_at < ${iso(now)} ${campaignId === undefined ? sql`` : sql`and campaign_id = ${campaignId}`}
           and not exists (select 1 from attempts a where a.lead_id = leads.id and a.state <> 'closed')
         returning id, campaign_id, external_id, (attempts = 0) as was_raw`.execute(self.ex);
+      for (const r of rows) touched?.add(r.campaign_id);
       const released = rows.filter((r) => Boolean(r.was_raw));
       const byCampaign = new Map<string, EventItem[]>();
       for (const r of released)
@@ -230,26 +232,14 @@ export abstract class SharedClaimStore {
     });
   }
 
-  /** leads still attempting but out of attempts because max_attempts was lowered just get the attempts */
+  /** chunk by chunk, each in a write transaction of its own (recycle.ts says why) */
   recycle(campaignId: string, maxAttempts: number, grant: number, now = Date.now()): Promise<number> {
-    const recycled = nextStatus('exhausted', 'recycle');
-    return this.inWriteTx(
-      async (self) => {
-        const { rows } = await sql<{ id: string; external_id: string | null }>`update leads
-        set status = ${recycled}, extra_attempts = attempts + ${grant} - ${maxAttempts}, next_attempt_at = null
-        where campaign_id = ${campaignId} and status = 'exhausted'
-        returning id, external_id`.execute(self.ex);
-        const { numAffectedRows } = await sql`update leads
-        set extra_attempts = attempts + ${grant} - ${maxAttempts}, next_attempt_at = null
-        where campaign_id = ${campaignId} and status = 'attempting' and claimed_by is null and attempts >= ${maxAttempts} + extra_attempts`.execute(
-          self.ex,
-        );
-        const items = rows.map((r) => statusItem(r.id, r.external_id, 'exhausted', recycled));
-        await self.events.append({ type: 'lead.status_changed', campaignId, items, now });
-        return rows.length + Number(numAffectedRows ?? 0);
-      },
-      { bounded: false },
-    );
+    return recycleInChunks((chunk) => this.inWriteTx((self) => chunk(self.ex, self.events), { bounded: false }), {
+      campaignId,
+      maxAttempts,
+      grant,
+      now,
+    });
   }
 
   find(campaignId: string, by: { externalId: string } | { phoneNumber: string }): Promise<DialerLeadRow | undefined> {
