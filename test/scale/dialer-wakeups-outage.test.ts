@@ -13,13 +13,26 @@ import { LeadService } from '../../src/leads/service.js';
 import type { Store } from '../../src/store/index.js';
 import { createTestStore, type TestStore } from '../helpers/db.js';
 import { PGBOUNCER, type Pgbouncer, startPgbouncer } from '../helpers/pgbouncer.js';
-import { serviceAvailable } from '../helpers/services.js';
+import { PG_ADMIN_URL, serviceAvailable } from '../helpers/services.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { type DialerProcess, startDialer } from '../dialer/dialer-process.js';
 import { ALLOW_STUBS, type Stub, startStub } from '../dialer/http-stub.js';
 import { makeCampaign } from '../dialer/support.js';
 
 const ready = (await serviceAvailable('postgres')) && PGBOUNCER !== null;
+
+/**
+ * The test database reached straight, not through the suite's own PgBouncer (npm run
+ * test:pgbouncer points TEST_PG_URL at one): LISTEN needs a session of its own.
+ */
+function direct(url: string): string {
+  const u = new URL(url);
+  const d = new URL(process.env.TEST_PG_DIRECT_URL ?? PG_ADMIN_URL);
+  u.host = d.host;
+  u.username = d.username;
+  u.password = d.password;
+  return u.toString();
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const until = async (test: () => boolean | Promise<boolean>, ms: number) => {
   const deadline = Date.now() + ms;
@@ -116,7 +129,7 @@ describe.skipIf(!ready)('dialer wake-ups across a lost database connection', { t
     const { proxy, url } = await proxyTo(bouncer.url);
     const d = startDialer(['--campaign', campaignId, '--poll-interval', '60s'], {
       DATABASE_URL: url,
-      DATABASE_LISTEN_URL: store.url,
+      DATABASE_LISTEN_URL: direct(store.url),
       ...ALLOW_STUBS,
     });
     dialers.push(d);
