@@ -61,8 +61,6 @@ describe('a running dialer process on SQLite', { timeout: 60_000 }, () => {
     await r?.close();
     r = undefined;
   });
-  const attempts = (r: Rig, campaignId: string) =>
-    (r.read().prepare('select count(*) as n from attempts where campaign_id = ?').get(campaignId) as { n: number }).n;
 
   it('calls within 2 s of `leadline campaign update` opening the calling hours (docs/dialer.md: "picks up a change within 2 seconds")', async () => {
     r = await rig();
@@ -73,11 +71,11 @@ describe('a running dialer process on SQLite', { timeout: 60_000 }, () => {
     expect(await r.createLead(server, { campaignId, phoneNumber: '+13125550101' })).toBe(201);
     // the dialer hears of the lead and finds its campaign closed
     await pause(3000);
-    expect(attempts(r, campaignId)).toBe(0);
+    expect(r.attempts(campaignId)).toBe(0);
 
     await r.json(['campaign', 'update', campaignId, '--hours', 'mon-sun 00:00-24:00']);
     const updated = Date.now();
-    const waited = await until('the first call', () => attempts(r!, campaignId) > 0, 20_000).catch(() => Date.now() - updated);
+    const waited = await until('the first call', () => r!.attempts(campaignId) > 0, 20_000).catch(() => Date.now() - updated);
     // it waited for the idle poll (about a minute) before a running dialer checked its campaigns every refresh
     expect(waited).toBeLessThan(5000);
   });

@@ -173,8 +173,6 @@ describe('a dialer process on SQLite after its own recovery', { timeout: 60_000 
     await r?.close();
     r = undefined;
   });
-  const attempts = (r: Rig, campaignId: string) =>
-    (r.read().prepare('select count(*) as n from attempts where campaign_id = ?').get(campaignId) as { n: number }).n;
 
   it('calls a lead again at once when its own recovery closes the attempt of a SIGKILLed dialer (retry delay 0s)', async () => {
     r = await rig();
@@ -183,7 +181,7 @@ describe('a dialer process on SQLite after its own recovery', { timeout: 60_000 
     const a = r.dialer(['--campaign', campaignId, '--claim-timeout', '3s']);
     await a.waitFor((l) => l.msg === 'dialer started');
     expect(await r.createLead(server, { campaignId, phoneNumber: '+13125550102' })).toBe(201);
-    await within('the first attempt', () => attempts(r!, campaignId) === 1, 10_000, 20);
+    await within('the first attempt', () => r!.attempts(campaignId) === 1, 10_000, 20);
     a.child.kill('SIGKILL');
     await a.exited;
     const killed = Date.now();
@@ -198,7 +196,7 @@ describe('a dialer process on SQLite after its own recovery', { timeout: 60_000 
     );
     const recovered = Date.now() - killed;
     // due again at once (retry delay 0s): the dialer that recovered it should call it
-    const waited = await within('the second attempt', () => attempts(r!, campaignId) === 2, 25_000).catch(() => Number.POSITIVE_INFINITY);
+    const waited = await within('the second attempt', () => r!.attempts(campaignId) === 2, 25_000).catch(() => Number.POSITIVE_INFINITY);
     // recovery took 5-8 s after the kill; the second call then waited for the 60 s idle poll until recovery woke the schedule
     expect(waited, `recovered ${recovered} ms after the kill`).toBeLessThan(3000);
   });

@@ -44,6 +44,8 @@ export interface Rig {
   dialer(args: string[]): DialerProcess;
   /** a read-only connection of the test's own, for checking what the processes wrote */
   read(): BetterSqlite3.Database;
+  /** the campaign's attempts, counted through read() */
+  attempts(campaignId: string): number;
   createLead(server: ServerProcess, body: Record<string, unknown>): Promise<number>;
   close(): Promise<void>;
 }
@@ -83,6 +85,9 @@ export async function rig(opts: { company?: boolean } = {}): Promise<Rig> {
     read() {
       reader ??= openSqliteFile(path, { readonly: true });
       return reader;
+    },
+    attempts(campaignId) {
+      return (r.read().prepare('select count(*) as n from attempts where campaign_id = ?').get(campaignId) as { n: number }).n;
     },
     async createLead(server, body) {
       const res = await fetch(`${server.url}/api/v1/leads`, {

@@ -1,16 +1,7 @@
-/**
- * The contract, edge by edge: real requests across every operation (successes
- * and errors, odd but valid values: nested and -0 metadata numbers, a
- * 255-character externalId, year 0001, offsets), on SQLite and PostgreSQL,
- * each response checked against the served OpenAPI document (responseChecker:
- * documented status, body schema with RFC 3339 date-times, headers).
- */
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCampaign } from '../../src/campaigns/service.js';
 import { availableStores } from '../helpers/db.js';
 import { type Fixture, makeFixture, type Reply } from '../helpers/fixture.js';
-import { responseChecker } from './support.js';
+import { acceptedRetellCall, responseChecker } from './support.js';
 
 const DOC = '/api/v1/openapi.json';
 
@@ -184,41 +175,7 @@ describe.each(await availableStores())('every operation answers as its OpenAPI d
   });
 
   it("the platforms' signed webhooks", async () => {
-    const { campaignId } = await createCampaign(f.db, {
-      companyId: f.ids.companyA,
-      name: 'Retell',
-      provider: 'retell',
-      provider_secret: 'retell-key',
-      provider_options: JSON.stringify({ fromNumber: '+14155550100' }),
-    });
-    const { leadId } = (await f.request('POST', '/api/v1/leads', { body: { campaignId, phoneNumber: '+14155557101' } })).body.data;
-    const [lead] = await f.db.queue.claim({
-      campaignId,
-      maxAttempts: 3,
-      workerId: 'w',
-      limit: 5,
-      now: Date.now(),
-      leaseMs: 60_000,
-      openZones: null,
-    });
-    expect(lead!.id).toBe(leadId);
-    await f.db.queue.open(
-      [{ attemptId: 'at_rv_hook', lead: lead!, phoneNumber: '+14155557101', startedAt: Date.now(), deadlineAt: Date.now() + 60_000 }],
-      Date.now(),
-    );
-    await f.db.queue.accept('at_rv_hook', { providerCallId: 'call_rv', deadlineAt: Date.now() + 60_000 });
-    const post = (callId: string, key = 'retell-key') => {
-      const body = JSON.stringify({ event: 'call_ended', call: { call_id: callId, disconnection_reason: 'user_hangup', metadata: {} } });
-      const ts = Date.now();
-      const d = createHmac('sha256', key)
-        .update(body + ts)
-        .digest('hex');
-      return f.request('POST', '/api/v1/providers/retell/events', {
-        key: null,
-        body,
-        headers: { 'content-type': 'application/json', 'x-retell-signature': `v=${ts},d=${d}` },
-      });
-    };
+    const { post } = await acceptedRetellCall(f, 'rv', '+14155557101');
     const path = '/api/v1/providers/{platform}/events';
     check('POST', path, await post('call_rv', 'wrong'));
     check('POST', path, await post('call_unknown'));

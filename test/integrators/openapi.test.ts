@@ -4,18 +4,16 @@
  * endpoint validate against it), and the source of the committed client types.
  */
 import { execFile } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCampaign } from '../../src/campaigns/service.js';
 import { type Fixture, makeFixture, type Reply } from '../helpers/fixture.js';
 import { listQuery } from '../../src/leads/schemas.js';
 import { PREFIXES } from '../api/support.js';
-import { type OpenApiDocument, registeredRoutes, responseChecker } from './support.js';
+import { acceptedRetellCall, type OpenApiDocument, registeredRoutes, responseChecker } from './support.js';
 
 const DOC = '/api/v1/openapi.json';
 const WEBHOOKS_IN = '/api/v1/providers/{platform}/events';
@@ -244,41 +242,7 @@ describe('real responses of every endpoint validate against the document', () =>
   it('the outcome report of an asynchronous call', () => outcomes());
 
   const providerEvents = once('webhooks in', async () => {
-    const { campaignId } = await createCampaign(f.db, {
-      companyId: f.ids.companyA,
-      name: 'Retell',
-      provider: 'retell',
-      provider_secret: 'retell-key',
-      provider_options: JSON.stringify({ fromNumber: '+14155550100' }),
-    });
-    const { leadId } = (await f.request('POST', '/api/v1/leads', { body: { campaignId, phoneNumber: '+14155550701' } })).body.data;
-    const [lead] = await f.db.queue.claim({
-      campaignId,
-      maxAttempts: 3,
-      workerId: 'w',
-      limit: 5,
-      now: Date.now(),
-      leaseMs: 60_000,
-      openZones: null,
-    });
-    expect(lead!.id).toBe(leadId);
-    await f.db.queue.open(
-      [{ attemptId: 'at_doc_hook', lead: lead!, phoneNumber: '+14155550701', startedAt: Date.now(), deadlineAt: Date.now() + 60_000 }],
-      Date.now(),
-    );
-    await f.db.queue.accept('at_doc_hook', { providerCallId: 'call_doc', deadlineAt: Date.now() + 60_000 });
-    const post = (callId: string, key = 'retell-key') => {
-      const body = JSON.stringify({ event: 'call_ended', call: { call_id: callId, disconnection_reason: 'user_hangup', metadata: {} } });
-      const ts = Date.now();
-      const d = createHmac('sha256', key)
-        .update(body + ts)
-        .digest('hex');
-      return f.request('POST', '/api/v1/providers/retell/events', {
-        key: null,
-        body,
-        headers: { 'content-type': 'application/json', 'x-retell-signature': `v=${ts},d=${d}` },
-      });
-    };
+    const { post } = await acceptedRetellCall(f, 'doc', '+14155550701');
     check('POST', WEBHOOKS_IN, await post('call_doc', 'wrong-key')); // 401
     check('POST', WEBHOOKS_IN, await post('call_unknown')); // 404
     check('POST', WEBHOOKS_IN, await post('call_doc')); // 200

@@ -3,11 +3,13 @@
  * validator of real responses against the served OpenAPI document, and a
  * fetch that sends the typed client's requests into an in-process app.
  */
+import { createHmac } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
+import { createCampaign } from '../../src/campaigns/service.js';
 import { isZonedDateTime } from '../../src/leads/formats.js';
-import type { Reply } from '../helpers/fixture.js';
+import type { Fixture, Reply } from '../helpers/fixture.js';
 
 export type OpenApiDocument = Record<string, any>;
 
@@ -81,4 +83,46 @@ export function injectFetch(app: FastifyInstance) {
     for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, String(value));
     return new Response(res.statusCode === 204 ? null : res.body, { status: res.statusCode, headers });
   };
+}
+
+/**
+ * A Retell campaign of company A with one call accepted (attempt `at_<tag>`, Retell call
+ * `call_<tag>`), and a poster of Retell's signed `call_ended` for any call id, signed with
+ * `key` (the campaign's secret by default).
+ */
+export async function acceptedRetellCall(f: Fixture, tag: string, phoneNumber: string) {
+  const { campaignId } = await createCampaign(f.db, {
+    companyId: f.ids.companyA,
+    name: 'Retell',
+    provider: 'retell',
+    provider_secret: 'retell-key',
+    provider_options: JSON.stringify({ fromNumber: '+14155550100' }),
+  });
+  const { leadId } = (await f.request('POST', '/api/v1/leads', { body: { campaignId, phoneNumber } })).body.data;
+  const [lead] = await f.db.queue.claim({
+    campaignId,
+    maxAttempts: 3,
+    workerId: 'w',
+    limit: 5,
+    now: Date.now(),
+    leaseMs: 60_000,
+    openZones: null,
+  });
+  expect(lead!.id).toBe(leadId);
+  const now = Date.now();
+  await f.db.queue.open([{ attemptId: `at_${tag}`, lead: lead!, phoneNumber, startedAt: now, deadlineAt: now + 60_000 }], now);
+  await f.db.queue.accept(`at_${tag}`, { providerCallId: `call_${tag}`, deadlineAt: now + 60_000 });
+  const post = (callId: string, key = 'retell-key') => {
+    const body = JSON.stringify({ event: 'call_ended', call: { call_id: callId, disconnection_reason: 'user_hangup', metadata: {} } });
+    const ts = Date.now();
+    const d = createHmac('sha256', key)
+      .update(body + ts)
+      .digest('hex');
+    return f.request('POST', '/api/v1/providers/retell/events', {
+      key: null,
+      body,
+      headers: { 'content-type': 'application/json', 'x-retell-signature': `v=${ts},d=${d}` },
+    });
+  };
+  return { campaignId, leadId, post };
 }
