@@ -57,9 +57,7 @@ describe('a long write by another leadline process', { timeout: 60_000 }, () => 
     expect(recycled.code, recycled.stderr).toBe(0);
     expect(JSON.parse(recycled.stdout).recycled).toBe(1_000_000);
     // one transaction held the write lock 6-13 s, and creates waiting on it got 503 after 5 s
-    expect({ statuses, slowestUnder5s: slowest.ms < 5500 }, `recycle ${recycleMs} ms, slowest create ${slowest.ms} ms`).toEqual({
-      statuses: { 201: expect.any(Number) },
-      slowestUnder5s: true,
-    });
+    // (no timed assertion: a create may wait out a chunk on a loaded machine; a 503 is the failure)
+    expect({ statuses }, `recycle ${recycleMs} ms, slowest create ${slowest.ms} ms`).toEqual({ statuses: { 201: expect.any(Number) } });
   });
 });
