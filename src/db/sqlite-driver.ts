@@ -81,6 +81,9 @@ interface SqliteOptions {
  */
 export const SPILL_PAGES = 16000;
 
+/** bytes the WAL file is cut back to once SQLite starts it over (64 MiB, a few large bulks) */
+export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
 /**
  * The database file opened with the driver, with leadline's pragmas.
  * @public bench/ imports it from dist/, where knip cannot follow
@@ -93,6 +96,12 @@ export function openSqliteFile(path: string, opts: SqliteOptions = {}): BetterSq
     // NORMAL in WAL mode loses nothing when the process dies; only a power cut
     // can drop the last commits. FULL costs an fsync per commit.
     database.pragma('synchronous = NORMAL');
+    // Without a limit the WAL file keeps the size of the largest burst it
+    // ever held (a recycle, a big import: hundreds of MB) for as long as the
+    // database is open; SQLite reuses it from the start but never gives the
+    // space back. With one, the file is cut back to the limit when SQLite
+    // starts it over after a checkpoint.
+    database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   }
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');

@@ -4,7 +4,7 @@
  * garbage collections that abort better-sqlite3 12 on Node 24.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteConnection, SPILL_PAGES, sqliteDriver, sqliteDriverFor } from '../../src/db/sqlite-driver.js';
+import { openSqliteConnection, SPILL_PAGES, sqliteDriver, sqliteDriverFor, WAL_SIZE_LIMIT } from '../../src/db/sqlite-driver.js';
 import { isUnavailable } from '../../src/http/errors.js';
 
 const require = createRequire(import.meta.url);
@@ -35,7 +35,7 @@ describe('the SQLite driver', () => {
     expect(stdout).toContain('survived 30 rounds');
   });
 
-  it('opens the file with WAL, synchronous=NORMAL, busy_timeout, foreign keys and a late cache spill', () => {
+  it('opens the file with WAL, synchronous=NORMAL, busy_timeout, foreign keys, a late cache spill and a WAL size limit', () => {
     const db = openSqliteConnection(join(dir, 'pragmas.db'));
     try {
       expect(db.driver).toBe(sqliteDriver);
@@ -44,8 +44,25 @@ describe('the SQLite driver', () => {
       expect(db.raw.pragma('busy_timeout', { simple: true })).toBe(5000);
       expect(db.raw.pragma('foreign_keys', { simple: true })).toBe(1);
       expect(db.raw.pragma('cache_spill', { simple: true })).toBe(SPILL_PAGES);
+      expect(db.raw.pragma('journal_size_limit', { simple: true })).toBe(WAL_SIZE_LIMIT);
       // leadline's statements (src/store/sqlite/leads.ts) are written for a STAT4 build
       expect(db.raw.pragma('compile_options', { simple: false })).toContainEqual({ compile_options: 'ENABLE_STAT4' });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('gives the WAL file back down to its limit after a burst larger than it', () => {
+    const path = join(dir, 'wal-limit.db');
+    const db = openSqliteConnection(path);
+    try {
+      db.raw.exec('create table t (b blob)');
+      // one burst larger than the limit: its commit checkpoints it into the database file
+      db.raw.prepare('insert into t values (zeroblob(?))').run(WAL_SIZE_LIMIT + 16 * 1024 * 1024);
+      expect(statSync(`${path}-wal`).size).toBeGreaterThan(WAL_SIZE_LIMIT);
+      // the next write starts the WAL over, and its commit cuts the file back
+      db.raw.prepare('insert into t values (1)').run();
+      expect(statSync(`${path}-wal`).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT);
     } finally {
       db.close();
     }
