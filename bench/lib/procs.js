@@ -40,10 +40,11 @@ export function killAll() {
   for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-export async function start(name, args, env, healthPath, logFile, nodeArgs = []) {
+/** `exec`: the program to run in place of this Node (bench/diag/instructions.js runs valgrind) */
+export async function start(name, args, env, healthPath, logFile, nodeArgs = [], { exec = process.execPath, timeoutMs = 30_000 } = {}) {
   const port = await freePort();
   const out = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+  const child = spawn(exec, [...nodeArgs, ...args], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', out, out],
   });
@@ -51,7 +52,7 @@ export async function start(name, args, env, healthPath, logFile, nodeArgs = [])
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   exited.then(() => live.delete(child));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited early; see ${logFile}`);
     try {

@@ -19,6 +19,7 @@ import { errorHandler } from './errors.js';
 import { harden, serverOptions } from './hardening.js';
 import { parseJsonBodies } from './json-body.js';
 import { enforce, refundBodyRefusals, windowsFor } from './limits.js';
+import { logRequest } from './request-log.js';
 import { registerOpenApi } from './openapi.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
@@ -78,14 +79,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done(null, payload);
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    // Phone numbers in query strings (DELETE ?phoneNumber=, GET /api/v1/dnc?phoneNumber=) are not logged.
-    request.log.info(
-      { method: request.method, url: loggableUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
-    done();
-  });
+  const logger = deps.logger;
+  if (logger) {
+    app.addHook('onResponse', (request, reply, done) => {
+      // Phone numbers in query strings (DELETE ?phoneNumber=, GET /api/v1/dnc?phoneNumber=) are not logged.
+      logRequest(request.log as Logger, {
+        method: request.method,
+        url: loggableUrl(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      });
+      done();
+    });
+  }
   app.setErrorHandler(errorHandler(config.bodyLimit));
   app.setNotFoundHandler(async (request, reply) => {
     await enforce(limiter, reply, `ip:${request.ip}`, windows.ip, now);

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+/**
+ * Instructions per request, counted by valgrind's callgrind: the same count
+ * for the same build and requests, whatever else the machine is doing, where
+ * CPU time per request on the bench machine (a shared VM) moved by ±20%
+ * between two starts of the same build. For comparing two builds of leadline
+ * on the small calls (row 5), or leadline against its floor.
+ *
+ * Usage: npm run build && node bench/diag/instructions.js [list|create] [sqlite|postgres] [requests] [repo ...]
+ * Each repo (default: this one) is a checkout with dist/ built; its server is
+ * started under callgrind, warmed up, its counts zeroed, and counted over
+ * `requests` requests at 10 connections. `floor` in place of a repo counts
+ * the bench's floor server instead.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { singleBody, bulkBody } from '../lib/data.js';
+import { throughput } from '../lib/load.js';
+import { killAll, start } from '../lib/procs.js';
+import { createStore } from '../lib/stores.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const [what = 'list', kind = 'sqlite', requestsArg = '3000', ...repos] = process.argv.slice(2);
+const requests = Number(requestsArg);
+const LIMITS = {
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_PER_HOUR: '1000000',
+  RATE_LIMIT_BULK_PER_MINUTE: '100000',
+  RATE_LIMIT_IP_PER_MINUTE: '100000',
+  LOG_LEVEL: 'info',
+  REDIS_URL: '',
+};
+
+// vgdb, which callgrind_control talks through, names its files after USER and
+// HOST, read on both sides (the server is started with HOST=127.0.0.1)
+const VGDB_ENV = { USER: process.env.USER || 'root', HOST: '127.0.0.1' };
+const VGDB = { env: { ...process.env, ...VGDB_ENV } };
+
+const tmp = mkdtempSync(join(tmpdir(), 'leadline-instructions-'));
+const store = await createStore(kind, tmp);
+try {
+  const campaign = await store.campaign('instructions');
+  const key = await store.key('instructions');
+  await store.db.close();
+  const H = { 'x-api-key': key };
+  const make =
+    what === 'list'
+      ? () => ({ path: `/api/v1/leads?campaignId=${campaign}&limit=1`, headers: H })
+      : () => ({ method: 'POST', path: '/api/v1/leads', headers: H, body: singleBody(campaign) });
+  for (const [i, repo] of (repos.length ? repos : [ROOT]).entries()) {
+    const out = join(tmp, `callgrind.${i}`);
+    const valgrind = ['--tool=callgrind', `--callgrind-out-file=${out}`];
+    const floor = repo === 'floor';
+    const args = floor
+      ? [...valgrind, process.execPath, join(ROOT, 'bench', 'floor', 'server.js')]
+      : [...valgrind, process.execPath, join(repo, 'bin', 'leadline.js'), 'serve'];
+    const env = { ...VGDB_ENV, ...(floor ? { FLOOR_DB: store.url } : { ...LIMITS, DATABASE_URL: store.url }) };
+    const srv = await start(floor ? 'floor' : 'leadline', args, env, floor ? '/health' : '/api/health', join(tmp, `server.${i}.log`), [], {
+      exec: 'valgrind',
+      timeoutMs: 300_000,
+    });
+    if (i === 0)
+      await fetch(`${srv.url}/api/v1/leads/bulk`, {
+        method: 'POST',
+        headers: { ...H, 'content-type': 'application/json' },
+        body: bulkBody(campaign, 10),
+      });
+    const warm = await throughput(srv.url, make, { connections: 10, seconds: Number(process.env.WARM_SECONDS ?? 20) });
+    execFileSync('callgrind_control', ['-z', String(srv.pid)], VGDB); // counts start here
+    const counted = await countRequests(srv.url, make, requests);
+    execFileSync('callgrind_control', ['-d', String(srv.pid)], VGDB);
+    await srv.stop();
+    const file = readdirSync(tmp)
+      .filter((f) => f === `callgrind.${i}.1`)
+      .map((f) => join(tmp, f))[0];
+    const { total, compiler } = counts(file);
+    const per = (n) => (n / counted).toFixed(0).padStart(9);
+    console.log(
+      `${(floor ? 'floor' : repo).padEnd(30)} ${what} ${kind}: ${per(total)} instructions a request, ${per(total - compiler)} without V8's compiler ` +
+        `(${counted} counted after ${warm.answered} to warm up)`,
+    );
+  }
+} finally {
+  killAll();
+  await store.drop();
+}
+
+async function countRequests(url, make, n) {
+  let answered = 0;
+  const one = async () => {
+    while (answered < n) {
+      answered++;
+      const r = make();
+      const res = await fetch(url + r.path, {
+        method: r.method ?? 'GET',
+        headers: r.body ? { ...r.headers, 'content-type': 'application/json' } : r.headers,
+        body: r.body,
+      });
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, one));
+  return answered;
+}
+
+/**
+ * Instructions in all, and those of V8's optimizing compiler (its background
+ * threads, counted too): a server still compiling hot code is not yet in its
+ * steady state, so the second figure says how far the warm-up got.
+ */
+function counts(file) {
+  const names = new Map();
+  let fn = '';
+  let call = false;
+  let total = 0;
+  let compiler = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const named = /^c?fn=\((\d+)\)(?: (.*))?$/.exec(line);
+    if (named) {
+      if (named[2] !== undefined) names.set(named[1], named[2]);
+      if (line.startsWith('fn=')) fn = names.get(named[1]) ?? '';
+      continue;
+    }
+    if (line.startsWith('calls=')) {
+      call = true; // the next cost line is the call's inclusive cost, not this function's own
+      continue;
+    }
+    const cost = /^[0-9+*-]\S*\s+(\d+)/.exec(line);
+    if (!cost) continue;
+    if (call) {
+      call = false;
+      continue;
+    }
+    total += Number(cost[1]);
+    if (fn.includes('v8::internal::compiler::')) compiler += Number(cost[1]);
+  }
+  return { total, compiler };
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+/**
+ * Two or more builds of leadline under the same small-call load at the same
+ * time (row 5's list limit=1 or single create), each given an equal share of
+ * 50 connections, and each one's server CPU per request. On the bench machine
+ * (a shared VM) CPU per request moved by ±20% from one minute to the next;
+ * loaded side by side, every build sees the same minute, so a round's figures
+ * can be compared with each other even when they cannot be compared with the
+ * next round's. Run a build twice (two labels) to see what is noise.
+ *
+ * Usage: npm run build && node bench/diag/side-by-side.js [list|create] [sqlite|postgres] [seconds] [rounds] label=repo ...
+ * Each repo is a checkout with dist/ built (default: this one), e.g.
+ * `git worktree add /tmp/base HEAD~1 && cd /tmp/base && ln -s $OLDPWD/node_modules && npm run build`.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bulkBody, singleBody } from '../lib/data.js';
+import { throughput } from '../lib/load.js';
+import { killAll, start } from '../lib/procs.js';
+import { createStore } from '../lib/stores.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const [what = 'list', kind = 'sqlite', seconds = '5', rounds = '6', ...builds] = process.argv.slice(2);
+const LIMITS = {
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_PER_HOUR: '1000000',
+  RATE_LIMIT_BULK_PER_MINUTE: '100000',
+  RATE_LIMIT_IP_PER_MINUTE: '100000',
+  LOG_LEVEL: 'info',
+  REDIS_URL: '',
+};
+
+const tmp = mkdtempSync(join(tmpdir(), 'leadline-side-by-side-'));
+const store = await createStore(kind, tmp);
+try {
+  const campaign = await store.campaign('side-by-side');
+  const key = await store.key('side-by-side');
+  await store.db.close();
+  const H = { 'x-api-key': key };
+  const servers = [];
+  for (const build of builds.length ? builds : ['this']) {
+    const [label, repo = ROOT] = build.split('=');
+    const bin = join(repo, 'bin', 'leadline.js');
+    const env = { ...LIMITS, DATABASE_URL: store.url };
+    servers.push({ label, srv: await start(label, [bin, 'serve'], env, '/api/health', join(tmp, `${servers.length}.log`)) });
+  }
+  await fetch(`${servers[0].srv.url}/api/v1/leads/bulk`, {
+    method: 'POST',
+    headers: { ...H, 'content-type': 'application/json' },
+    body: bulkBody(campaign, 10),
+  });
+  const make =
+    what === 'list'
+      ? () => ({ path: `/api/v1/leads?campaignId=${campaign}&limit=1`, headers: H })
+      : () => ({ method: 'POST', path: '/api/v1/leads', headers: H, body: singleBody(campaign) });
+  const connections = Math.ceil(50 / servers.length);
+  for (const { srv } of servers) await throughput(srv.url, make, { connections, seconds: 2 });
+  const totals = servers.map(() => ({ answered: 0, cpu: 0 }));
+  for (let r = 0; r < Number(rounds); r++) {
+    const runs = await Promise.all(
+      servers.map(({ srv }) => throughput(srv.url, make, { connections, seconds: Number(seconds), server: srv })),
+    );
+    runs.forEach((x, i) => {
+      totals[i].answered += x.answered;
+      totals[i].cpu += x.cpuUs * x.answered;
+    });
+    console.log(`round ${r}: ${runs.map((x, i) => `${servers[i].label} ${x.cpuUs.toFixed(0)} µs`).join(', ')}`);
+  }
+  for (const [i, { label }] of servers.entries())
+    console.log(
+      `${label.padEnd(20)} ${(totals[i].cpu / totals[i].answered).toFixed(1).padStart(7)} µs of server CPU per request (${totals[i].answered} requests)`,
+    );
+  for (const { srv } of servers) await srv.stop();
+} finally {
+  killAll();
+  await store.drop();
+}
