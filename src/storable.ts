@@ -11,6 +11,9 @@
 /** the rule as a JSON Schema pattern: Ajv compiles patterns with the u flag, so a surrogate pair is one code point and passes */
 export const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
 
+/** the same, at least one character */
+export const STORABLE_NON_EMPTY_TEXT = '^[^\\u0000\\ud800-\\udfff]+$';
+
 const STORABLE = new RegExp(STORABLE_TEXT, 'u');
 
 export const storable = (text: string): boolean => STORABLE.test(text);

@@ -2,15 +2,16 @@
 import { DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE } from '../events/pull.js';
 import { EVENT_TYPES } from '../store/events.js';
 import { bad, COMMON_ERRORS, envelope, error, object, reply, type Schema } from './openapi-schemas.js';
-import { STORABLE_TEXT } from '../storable.js';
+import { STORABLE_NON_EMPTY_TEXT } from '../storable.js';
 
 export const eventsQuery = {
   type: 'object',
   properties: {
+    // Optional here, so an empty one is not "required" (the message a minLength
+    // on campaignId gets, src/leads/messages.ts) but a campaignId that is invalid.
     campaignId: {
       type: 'string',
-      minLength: 1,
-      pattern: STORABLE_TEXT,
+      pattern: STORABLE_NON_EMPTY_TEXT,
       description: "one campaign's events; default every campaign the key reaches",
     },
     after: { type: 'string', description: 'the cursor of a previous response: only events after it' },

@@ -121,6 +121,12 @@ describe.each(await availableStores())('pull API on %s', (kind) => {
     for (const limit of ['0', '-1', 'x', '1.5']) expectFieldError(await events({ limit }), 'limit');
   });
 
+  it('an empty campaignId is 400 naming what campaignId must be, not "required" (it is optional here)', async () => {
+    const message = 'campaignId must be a non-empty string, without NUL or unpaired surrogate characters';
+    expectError(await events({ campaignId: '' }), 400, message);
+    expectError(await events({ campaignId: 'a\u0000b' }), 400, message);
+  });
+
   it('a cursor of the form before (base64url of e1. and tx, id, n in base 36) is 400 Invalid cursor', async () => {
     // anyone could write one for any position; it was read until this version (docs/operations.md)
     const v1 = (tx: number, id: number, n: number) =>
