@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 /**
- * Instructions per request, counted by valgrind's callgrind: the same count
- * for the same build and requests, whatever else the machine is doing, where
- * CPU time per request on the bench machine (a shared VM) moved by ±20%
- * between two starts of the same build. For comparing two builds of leadline
- * on the small calls (row 5), or leadline against its floor.
+ * Instructions per request, counted by valgrind's callgrind: nearly the same
+ * count for the same build and requests whatever else the machine is doing
+ * (two starts of one build: within 4%), where CPU time per request on the
+ * bench machine (a shared VM) moved by a factor of two from one start to the
+ * next. For comparing two builds of leadline on the small calls (row 5), or
+ * leadline against its floor. Printed twice: in all, and without V8's
+ * optimizing compiler, whose background threads are counted too.
  *
  * Usage: npm run build && node bench/diag/instructions.js [list|create] [sqlite|postgres] [requests] [repo ...]
  * Each repo (default: this one) is a checkout with dist/ built; its server is
- * started under callgrind, warmed up, its counts zeroed, and counted over
- * `requests` requests at 10 connections. `floor` in place of a repo counts
- * the bench's floor server instead.
+ * started under callgrind, warmed up (WARM_SECONDS, default 60: under valgrind
+ * V8's optimizing compiler was still busy after 20), its counts zeroed, and
+ * counted over `requests` requests at 10 connections. Each server takes 2-4
+ * minutes. `floor` in place of a repo counts the bench's floor server instead.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,15 +71,12 @@ try {
         headers: { ...H, 'content-type': 'application/json' },
         body: bulkBody(campaign, 10),
       });
-    const warm = await throughput(srv.url, make, { connections: 10, seconds: Number(process.env.WARM_SECONDS ?? 20) });
+    const warm = await throughput(srv.url, make, { connections: 10, seconds: Number(process.env.WARM_SECONDS ?? 60) });
     execFileSync('callgrind_control', ['-z', String(srv.pid)], VGDB); // counts start here
     const counted = await countRequests(srv.url, make, requests);
     execFileSync('callgrind_control', ['-d', String(srv.pid)], VGDB);
     await srv.stop();
-    const file = readdirSync(tmp)
-      .filter((f) => f === `callgrind.${i}.1`)
-      .map((f) => join(tmp, f))[0];
-    const { total, compiler } = counts(file);
+    const { total, compiler } = counts(`${out}.1`); // the -d dump
     const per = (n) => (n / counted).toFixed(0).padStart(9);
     console.log(
       `${(floor ? 'floor' : repo).padEnd(30)} ${what} ${kind}: ${per(total)} instructions a request, ${per(total - compiler)} without V8's compiler ` +
@@ -100,6 +100,7 @@ async function countRequests(url, make, n) {
         body: r.body,
       });
       await res.arrayBuffer();
+      if (!res.ok) throw new Error(`a counted request answered ${res.status}`);
     }
   };
   await Promise.all(Array.from({ length: 10 }, one));
