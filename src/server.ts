@@ -134,6 +134,9 @@ async function startServer(config: Config, opts: ServeOptions = {}): Promise<Run
           secrets: secretsFor(config.secretKey),
         });
   deliverer?.start();
+  const stopStatistics = store.keepStatistics((err) =>
+    logger.warn({ err }, 'could not analyze leads; run ANALYZE leads (docs/operations.md)'),
+  );
   // Only once listening: a start that fails (the port taken) must not create a
   // demo whose one-time credentials nobody saw.
   if (opts.seed !== false) {
@@ -150,6 +153,7 @@ async function startServer(config: Config, opts: ServeOptions = {}): Promise<Run
       await deliverer?.stop(); // requests cut short stay unsent: the next round of any instance sends them
       await app.close(); // stops accepting, waits for in-flight requests
       await limiter.close();
+      await stopStatistics();
       await store.close();
     })());
   return { app, url: address, close };

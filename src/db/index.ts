@@ -41,6 +41,11 @@ export interface Db {
    * connection are not signalled: the caller knows of them.
    */
   watch(onChange: () => void, o?: { pollMs?: number }): () => Promise<void>;
+  /**
+   * PostgreSQL: analyzes `leads` if nothing has yet, now or once it has rows
+   * (statistics.ts); returns what stops the checks. SQLite: nothing to do.
+   */
+  keepStatistics(onError: (err: unknown) => void): () => Promise<void>;
   /** brings the schema up to date; the names of the migrations applied, none when it was */
   migrate(): Promise<string[]>;
   /** resolves when the database answers a trivial query */

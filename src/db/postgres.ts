@@ -5,6 +5,7 @@ import type pgTypes from 'pg';
 import type { Db, DbOptions } from './index.js';
 import { migrate } from './migrations.js';
 import { retrying } from './retry.js';
+import { keepLeadStatistics } from './statistics.js';
 import { StatementNames } from './statement-names.js';
 import type { Database } from './schema.js';
 
@@ -268,6 +269,7 @@ export function openPostgres(givenUrl: string, opts: DbOptions): Db {
         : opts.pgListenUrl
           ? listen(opts.pgListenUrl, 'leadline_events', onChange)
           : pollEvents(kysely, onChange, o?.pollMs ?? 100),
+    keepStatistics: (onError) => keepLeadStatistics(kysely, onError),
     migrate: () => migrateUntimed(url),
     ping: async () => {
       await sql`select 1`.execute(kysely);

@@ -60,6 +60,8 @@ export function openSqlite(path: string): Db {
       timer.unref();
       return async () => clearInterval(timer);
     },
+    // SQLite plans without statistics as it always has (no ANALYZE has ever run on it)
+    keepStatistics: () => async () => {},
     migrate: () => migrate(kysely, 'sqlite'),
     ping: async () => {
       await sql`select 1`.execute(kysely);
