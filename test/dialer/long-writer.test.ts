@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteFile } from '../../src/db/sqlite-driver.js';
 import { ALWAYS, type Rig, rig, sleep } from './sqlite-rig.js';
 
-describe('a long write by another leadline process', { timeout: 60_000 }, () => {
+// A bound on a hang, not on speed: 32 s alone, 50 s amid the suite, 74 s once with more load beside it.
+describe('a long write by another leadline process', { timeout: 150_000 }, () => {
   let r: Rig | undefined;
   afterEach(async () => {
     await r?.close();
