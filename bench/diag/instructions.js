@@ -20,22 +20,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { singleBody, bulkBody } from '../lib/data.js';
+import { bulkBody, smallCall } from '../lib/data.js';
 import { throughput } from '../lib/load.js';
-import { killAll, start } from '../lib/procs.js';
+import { killAll, leadlineEnv, start } from '../lib/procs.js';
 import { createStore } from '../lib/stores.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const [what = 'list', kind = 'sqlite', requestsArg = '3000', ...repos] = process.argv.slice(2);
 const requests = Number(requestsArg);
-const LIMITS = {
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  RATE_LIMIT_PER_HOUR: '1000000',
-  RATE_LIMIT_BULK_PER_MINUTE: '100000',
-  RATE_LIMIT_IP_PER_MINUTE: '100000',
-  LOG_LEVEL: 'info',
-  REDIS_URL: '',
-};
 
 // vgdb, which callgrind_control talks through, names its files after USER and
 // HOST, read on both sides (the server is started with HOST=127.0.0.1)
@@ -49,10 +41,7 @@ try {
   const key = await store.key('instructions');
   await store.db.close();
   const H = { 'x-api-key': key };
-  const make =
-    what === 'list'
-      ? () => ({ path: `/api/v1/leads?campaignId=${campaign}&limit=1`, headers: H })
-      : () => ({ method: 'POST', path: '/api/v1/leads', headers: H, body: singleBody(campaign) });
+  const make = smallCall(what, campaign, H);
   for (const [i, repo] of (repos.length ? repos : [ROOT]).entries()) {
     const out = join(tmp, `callgrind.${i}`);
     const valgrind = ['--tool=callgrind', `--callgrind-out-file=${out}`];
@@ -60,7 +49,7 @@ try {
     const args = floor
       ? [...valgrind, process.execPath, join(ROOT, 'bench', 'floor', 'server.js')]
       : [...valgrind, process.execPath, join(repo, 'bin', 'leadline.js'), 'serve'];
-    const env = { ...VGDB_ENV, ...(floor ? { FLOOR_DB: store.url } : { ...LIMITS, DATABASE_URL: store.url }) };
+    const env = { ...VGDB_ENV, ...(floor ? { FLOOR_DB: store.url } : leadlineEnv({ DATABASE_URL: store.url })) };
     const srv = await start(floor ? 'floor' : 'leadline', args, env, floor ? '/health' : '/api/health', join(tmp, `server.${i}.log`), [], {
       exec: 'valgrind',
       timeoutMs: 300_000,

@@ -16,21 +16,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bulkBody, singleBody } from '../lib/data.js';
+import { bulkBody, smallCall } from '../lib/data.js';
 import { throughput } from '../lib/load.js';
-import { killAll, start } from '../lib/procs.js';
+import { killAll, leadlineEnv, start } from '../lib/procs.js';
 import { createStore } from '../lib/stores.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const [what = 'list', kind = 'sqlite', seconds = '5', rounds = '6', ...builds] = process.argv.slice(2);
-const LIMITS = {
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  RATE_LIMIT_PER_HOUR: '1000000',
-  RATE_LIMIT_BULK_PER_MINUTE: '100000',
-  RATE_LIMIT_IP_PER_MINUTE: '100000',
-  LOG_LEVEL: 'info',
-  REDIS_URL: '',
-};
 
 const tmp = mkdtempSync(join(tmpdir(), 'leadline-side-by-side-'));
 const store = await createStore(kind, tmp);
@@ -43,7 +35,7 @@ try {
   for (const build of builds.length ? builds : ['this']) {
     const [label, repo = ROOT] = build.split('=');
     const bin = join(repo, 'bin', 'leadline.js');
-    const env = { ...LIMITS, DATABASE_URL: store.url };
+    const env = leadlineEnv({ DATABASE_URL: store.url });
     servers.push({ label, srv: await start(label, [bin, 'serve'], env, '/api/health', join(tmp, `${servers.length}.log`)) });
   }
   await fetch(`${servers[0].srv.url}/api/v1/leads/bulk`, {
@@ -51,10 +43,7 @@ try {
     headers: { ...H, 'content-type': 'application/json' },
     body: bulkBody(campaign, 10),
   });
-  const make =
-    what === 'list'
-      ? () => ({ path: `/api/v1/leads?campaignId=${campaign}&limit=1`, headers: H })
-      : () => ({ method: 'POST', path: '/api/v1/leads', headers: H, body: singleBody(campaign) });
+  const make = smallCall(what, campaign, H);
   const connections = Math.ceil(50 / servers.length);
   for (const { srv } of servers) await throughput(srv.url, make, { connections, seconds: 2 });
   const totals = servers.map(() => ({ answered: 0, cpu: 0 }));

@@ -26,3 +26,10 @@ export function bulkBody(campaignId, count) {
 export function singleBody(campaignId) {
   return JSON.stringify({ campaignId, ...lead(next++) });
 }
+
+/** row 5's small calls, as load.js's request makers: `list` (limit=1) or `create` (one new lead) */
+export function smallCall(what, campaignId, headers) {
+  return what === 'list'
+    ? () => ({ path: `/api/v1/leads?campaignId=${campaignId}&limit=1`, headers })
+    : () => ({ method: 'POST', path: '/api/v1/leads', headers, body: singleBody(campaignId) });
+}

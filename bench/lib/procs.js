@@ -107,8 +107,12 @@ export function peakRssMb(pid) {
 
 /** `leadline serve` with the given DATABASE_URL / REDIS_URL; logs at info, as shipped, to a file */
 export function startLeadline(env, logFile, { nodeArgs = [] } = {}) {
-  const fullEnv = { ...GENEROUS_LIMITS, LOG_LEVEL: 'info', REDIS_URL: '', ...env };
-  return start('leadline', [LEADLINE_BIN, 'serve'], fullEnv, '/api/health', logFile, nodeArgs);
+  return start('leadline', [LEADLINE_BIN, 'serve'], leadlineEnv(env), '/api/health', logFile, nodeArgs);
+}
+
+/** the environment every bench server of leadline runs with, `env` on top */
+export function leadlineEnv(env) {
+  return { ...GENEROUS_LIMITS, LOG_LEVEL: 'info', REDIS_URL: '', ...env };
 }
 
 /** @param {Record<string,string>} [env] FLOOR_BULK, FLOOR_LIST, FLOOR_PG_POOL, FLOOR_SMALL (see bench/floor/server.js) */

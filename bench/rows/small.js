@@ -6,7 +6,7 @@
  * report req/s and the server's CPU per request, which is steadier than req/s
  * on a shared machine.
  */
-import { singleBody } from '../lib/data.js';
+import { smallCall } from '../lib/data.js';
 import { expectStatus, interleaved, throughput } from '../lib/load.js';
 import { startLeadline } from '../lib/procs.js';
 import { sum, throughputRow } from '../lib/stats.js';
@@ -35,8 +35,8 @@ async function compare(ctx, label, want, [srvA, makeA], [srvB, makeB]) {
 
 export async function smallCallRows(ctx) {
   const { H, leadline, floor, campaigns, base, rows, log, kind } = ctx;
-  const listOne = () => ({ path: `/api/v1/leads?campaignId=${campaigns.leadline}&limit=1`, headers: H });
-  const createOne = () => ({ method: 'POST', path: '/api/v1/leads', headers: H, body: singleBody(campaigns.leadline) });
+  const listOne = smallCall('list', campaigns.leadline, H);
+  const createOne = smallCall('create', campaigns.leadline, H);
   // Before timing: the same page (same bytes) from both, and a 201 with the
   // new lead's id from both.
   const [get, floorGet] = await Promise.all([leadline, floor].map((s) => fetchText(s.url + listOne().path, { headers: H })));
