@@ -8,11 +8,13 @@
  * about a call, is made to fit it, so both stores record the same thing.
  */
 
+const STORABLE_CHAR = '[^\\u0000\\ud800-\\udfff]';
+
 /** the rule as a JSON Schema pattern: Ajv compiles patterns with the u flag, so a surrogate pair is one code point and passes */
-export const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
+export const STORABLE_TEXT = `^${STORABLE_CHAR}*$`;
 
 /** the same, at least one character */
-export const STORABLE_NON_EMPTY_TEXT = '^[^\\u0000\\ud800-\\udfff]+$';
+export const STORABLE_NON_EMPTY_TEXT = `^${STORABLE_CHAR}+$`;
 
 const STORABLE = new RegExp(STORABLE_TEXT, 'u');
 

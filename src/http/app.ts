@@ -79,8 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done(null, payload);
   });
-  const logger = deps.logger;
-  if (logger) {
+  if (deps.logger) {
     app.addHook('onResponse', (request, reply, done) => {
       // Phone numbers in query strings (DELETE ?phoneNumber=, GET /api/v1/dnc?phoneNumber=) are not logged.
       logRequest(request.log as Logger, {
