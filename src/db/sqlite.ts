@@ -1,10 +1,11 @@
 /** The embedded SQLite database: one file, WAL, one connection per process. */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Db } from './index.js';
 import { migrate } from './migrations.js';
 import { openSqliteConnection } from './sqlite-driver.js';
+import { groupCommit } from './sqlite-group.js';
 import type { Database } from './schema.js';
 
 export function openSqlite(path: string): Db {
@@ -12,12 +13,19 @@ export function openSqlite(path: string): Db {
   // the driver for this Node, its pragmas and statement cache: sqlite-driver.ts
   const database = openSqliteConnection(path);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const writeTx = groupCommit({
+    kysely,
+    inTransaction: () => database.raw.inTransaction,
+    journalInMemory: (memory) => database.raw.pragma(`temp_store = ${memory ? 'memory' : 'default'}`),
+  });
   return {
     kysely,
     dialect: 'sqlite',
     location: path === ':memory:' ? 'SQLite in memory' : `SQLite ${resolve(path)}`,
     // BEGIN IMMEDIATE takes the write lock up front, so two processes never
-    // deadlock upgrading a read lock: busy_timeout simply waits for the other writer.
+    // deadlock upgrading a read lock: busy_timeout simply waits for the other
+    // writer. Transactions that arrive in one turn of the event loop commit
+    // together (sqlite-group.ts).
     //
     // Inside a transaction every statement that writes keeps a statement
     // journal (the pages it changes, as they were, so that it alone can be
@@ -27,23 +35,7 @@ export function openSqlite(path: string): Db {
     // journal). A bounded transaction keeps it in memory (temp_store, read when
     // the transaction begins; 4 µs to set and reset); an unbounded one (a
     // campaign's recycle or deletion) keeps the file, so its memory stays small.
-    writeTx: (fn, o) =>
-      kysely.connection().execute(async (conn) => {
-        if (o?.bounded) database.raw.pragma('temp_store = memory');
-        try {
-          await sql`begin immediate`.execute(conn);
-          try {
-            const result = await fn(conn as unknown as Transaction<Database>);
-            await sql`commit`.execute(conn);
-            return result;
-          } catch (err) {
-            await sql`rollback`.execute(conn);
-            throw err;
-          }
-        } finally {
-          if (o?.bounded) database.raw.pragma('temp_store = default');
-        }
-      }),
+    writeTx: (fn, o) => writeTx(fn, o?.bounded ?? false),
     retrying: (fn) => fn(),
     // data_version changes when another connection (another process) commits;
     // reading it costs a few microseconds, so a 50 ms poll is a cheap,
