@@ -22,8 +22,9 @@
  *
  * No validation, no auth, no rate limit, no logging, no transaction around a
  * single statement (it is atomic on both databases). Env: FLOOR_DB (sqlite:PATH
- * or postgres://…), FLOOR_BULK and FLOOR_LIST (a form of bench/floor/sqlite.js
- * or postgres.js; unset: the fastest; GET /health names the forms in use),
+ * or postgres://…), FLOOR_BULK, FLOOR_LIST and FLOOR_ONE (a form of
+ * bench/floor/sqlite.js or postgres.js; unset: the fastest; GET /health names
+ * the forms in use),
  * FLOOR_PG_POOL, FLOOR_SMALL, PORT, HOST.
  */
 import { randomBytes } from 'node:crypto';
@@ -36,6 +37,7 @@ const dbUrl = process.env.FLOOR_DB ?? '';
 const forms = {
   ...(process.env.FLOOR_BULK ? { bulk: process.env.FLOOR_BULK } : {}),
   ...(process.env.FLOOR_LIST ? { list: process.env.FLOOR_LIST } : {}),
+  ...(process.env.FLOOR_ONE ? { one: process.env.FLOOR_ONE } : {}),
   ...(process.env.FLOOR_PG_POOL ? { poolSize: Number(process.env.FLOOR_PG_POOL) } : {}),
 };
 const db = dbUrl.startsWith('postgres')

@@ -37,7 +37,7 @@ function tupleArgs(campaignId, now, rows, from, to) {
   return args;
 }
 
-export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = {}) {
+export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson', one = 'grouped' } = {}) {
   const db = openDriver(path);
 
   // Statements whose text depends on the batch size are prepared once per size.
@@ -234,7 +234,46 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
   };
   const insert = lookupForms[bulk] ?? (insertForms[bulk] && eager(insertForms[bulk]));
   const page = listForms[list];
-  if (!insert || !page) throw new Error(`unknown SQLite floor form: FLOOR_BULK=${bulk} FLOOR_LIST=${list}`);
+  // Row 5's single create: each in autocommit ('alone'), or every create that
+  // arrived in one turn of the event loop in one transaction, committed once
+  // ('grouped', as leadline does: src/db/sqlite-group.ts). A failing insert
+  // undoes only itself (SQLite's statements are atomic inside a transaction).
+  const insertAlone = (campaignId, now, row) => insertForms.values(campaignId, now, [row])[0] ?? null;
+  const waiting = [];
+  const commitWaiting = () => {
+    const group = waiting.splice(0);
+    const done = [];
+    try {
+      db.exec('begin immediate');
+    } catch (err) {
+      for (const w of group) w.reject(err);
+      return;
+    }
+    for (const w of group) {
+      try {
+        done.push([w, insertAlone(...w.args)]);
+      } catch (err) {
+        w.reject(err);
+      }
+    }
+    try {
+      db.exec('commit');
+    } catch (err) {
+      if (db.inTransaction) db.exec('rollback');
+      for (const [w] of done) w.reject(err);
+      return;
+    }
+    for (const [w, id] of done) w.resolve(id);
+  };
+  const insertOneForms = {
+    alone: async (...args) => insertAlone(...args),
+    grouped: (...args) =>
+      new Promise((resolve, reject) => {
+        if (waiting.push({ args, resolve, reject }) === 1) setImmediate(commitWaiting);
+      }),
+  };
+  const insertOne = insertOneForms[one];
+  if (!insert || !page || !insertOne) throw new Error(`unknown SQLite floor form: FLOOR_BULK=${bulk} FLOOR_LIST=${list} FLOOR_ONE=${one}`);
 
   // Row 14: the same insert and, in the same immediate transaction, the one
   // events row leadline's outbox writes for it (src/store/events.ts): a batch
@@ -270,11 +309,11 @@ export function openSqlite(path, { bulk = 'values-lookup', list = 'rowjson' } = 
     }
   };
   return {
-    forms: { bulk, list },
+    forms: { bulk, list, one },
     /** the leads as parsed, `rowsFor(leads)` their complete rows (bench/floor/server.js); without it they are rows already */
     insert: async (campaignId, now, leads, rowsFor = asRows) => insert(campaignId, now, leads, rowsFor),
     insertWithEvents: async (campaignId, now, leads, rowsFor = asRows) => withEvents(campaignId, now, leads, rowsFor),
-    insertOne: async (campaignId, now, row) => insertForms.values(campaignId, now, [row])[0] ?? null,
+    insertOne,
     page: async (campaignId, after, limit) => page(campaignId, after, limit),
     /** the database's own key, which leadline's list cursors are made with (bench/floor/cursor.js) */
     databaseKey: async () => Buffer.from(db.prepare('select key from number_digest_key where id = 1').get().key, 'hex'),
