@@ -44,7 +44,8 @@ export async function reportOutcome(
     outcome: report.outcome,
     reason: report.reason ?? null,
     durationSeconds: report.durationSeconds ?? null,
-    counts: true,
+    // a call the platform never placed spends no attempt, as at dial time and in a platform's webhook
+    counts: report.outcome !== 'not-placed',
     finishedAt: now,
   });
   const [result] = await store.queue.close([closing], 'report', now);

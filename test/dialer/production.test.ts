@@ -98,6 +98,27 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
     }
   });
 
+  it('a call taken for later and reported not-placed spends no attempt, as a platform webhook or a refusal at dial time does', async () => {
+    const phone = await startStub(null, (req) => ({ status: 202, body: { accepted: true, callId: `call-${req.body.leadId}` } }));
+    try {
+      const campaignId = await companyCampaign({ provider: 'webhook', provider_url: phone.url, max_attempts: 1 });
+      await db.kysely.updateTable('campaigns').set({ company_id: f.ids.companyA }).where('id', '=', campaignId).execute();
+      const [id] = await seedLeads(db, campaignId, [{}]);
+      await worker(campaignId).runOnce();
+      const [attempt] = await attemptRows(db, id!);
+      const done = await f.request('POST', `/api/v1/attempts/${attempt!.attempt_id}/outcome`, {
+        body: { success: false, outcome: 'not-placed', reason: 'the platform had no free line' },
+        key: f.keys.writeA,
+      });
+      expect(done.body.data).toEqual({ attemptId: attempt!.attempt_id, recorded: true, leadStatus: 'raw' });
+      expect(await attemptRows(db, id!)).toMatchObject([{ state: 'closed', closed_by: 'report', outcome: 'not-placed', counts: 0 }]);
+      // its one attempt is still to come: counted, the lead would be exhausted uncalled
+      expect(await leadRow(db, id!)).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null });
+    } finally {
+      await phone.close();
+    }
+  });
+
   it('a call whose outcome never comes closes as unknown after the call timeout: it counts, and the next attempt has a new id', async () => {
     const phone = await startStub(null, () => ({ status: 202, body: { accepted: true } }));
     try {
