@@ -111,8 +111,9 @@ export function groupCommit(deps: GroupDeps) {
     for (const [i, p] of group.entries()) {
       await sql`savepoint leadline_group`.execute(conn);
       try {
-        done.push([p, await p.fn(conn)]);
+        const result = await p.fn(conn);
         await sql`release leadline_group`.execute(conn);
+        done.push([p, result]);
       } catch (err) {
         p.reject(err);
         if (!deps.inTransaction()) {
