@@ -9,6 +9,7 @@ import { orderedIds } from '../ids.js';
 import { type LeadStatus, nextStatus } from '../leads/lifecycle.js';
 import type { Store } from '../store/index.js';
 import { type AttemptResult, type ClaimedLead, type Closing, DO_NOT_CALL, type PendingAttempt } from '../store/queue.js';
+import { backoffAfter } from './not-placed.js';
 
 export type { AttemptResult } from '../store/queue.js';
 
@@ -24,6 +25,18 @@ export interface Ending {
   /** for a call never placed: the backoff before the lead is due again */
   retryInMs?: number;
 }
+
+/**
+ * How an outcome learnt after the platform took the call counts (an outcome report, a
+ * platform's webhook, reconciliation): a call the platform never placed spends no attempt, as
+ * a refusal at dial time does, and its lead waits the first backoff of such a refusal rather
+ * than being due at once (a platform that takes every call and then places none would
+ * otherwise be asked again and again, as fast as it answers).
+ */
+export function countsWhenReported(outcome: string): Pick<Ending, 'counts' | 'retryInMs'> {
+  return outcome === NOT_PLACED ? { counts: false, retryInMs: backoffAfter(1) } : { counts: true };
+}
+const NOT_PLACED = 'not-placed';
 
 /** the campaign's retry delays: a default, and the outcomes that differ from it */
 export interface RetryDelays {

@@ -10,7 +10,7 @@ import type { Secrets } from '../crypto/secrets.js';
 import { AppError, MESSAGES } from '../errors.js';
 import type { LeadStatus } from '../leads/lifecycle.js';
 import type { Store } from '../store/index.js';
-import { closingForPending } from './attempts.js';
+import { closingForPending, countsWhenReported } from './attempts.js';
 import { listOptOut } from './outcomes.js';
 import { platformContext } from './providers/platform.js';
 import { type HttpRequester, type InboundEvent, type InboundRequest, isPlatformName, platformFor } from './providers/platforms/index.js';
@@ -74,8 +74,7 @@ export async function receiveWebhook(
     outcome: terminal.outcome!,
     reason: terminal.reason ?? null,
     durationSeconds: terminal.durationSeconds ?? null,
-    // a call the platform never placed spends no attempt, as at dial time
-    counts: terminal.outcome !== 'not-placed',
+    ...countsWhenReported(terminal.outcome!),
     finishedAt: now,
   });
   const [result] = await deps.store.queue.close([closing], 'report', now);

@@ -13,6 +13,12 @@ const BACKOFF_MS = 30_000;
 const BACKOFF_MAX_MS = 15 * 60_000;
 const PAUSE_AFTER = 20;
 
+/** the wait after the run-th call in a row not placed, with jitter: the calls refused together are not all tried again together */
+export function backoffAfter(run: number): number {
+  const backoff = Math.min(BACKOFF_MS * 2 ** Math.min(run - 1, 10), BACKOFF_MAX_MS);
+  return Math.round(backoff * (0.8 + 0.4 * Math.random()));
+}
+
 export class NotPlacedRuns {
   /** campaigns with calls not placed since their settings were last read */
   private readonly runs = new Set<string>();
@@ -38,9 +44,7 @@ export class NotPlacedRuns {
       );
       this.paused();
     }
-    const backoff = Math.min(BACKOFF_MS * 2 ** Math.min(run - 1, 10), BACKOFF_MAX_MS);
-    // jitter: the calls refused together are not all tried again together
-    return retryAfterMs ?? Math.round(backoff * (0.8 + 0.4 * Math.random()));
+    return retryAfterMs ?? backoffAfter(run);
   }
 
   /** a call was placed: the run ends (written only when there may be one, or a busy campaign would write its row per call) */

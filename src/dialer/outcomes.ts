@@ -10,7 +10,7 @@ import type { Access } from '../leads/service.js';
 import type { LeadStatus } from '../leads/lifecycle.js';
 import type { Store } from '../store/index.js';
 import { DO_NOT_CALL } from '../store/queue.js';
-import { closingForPending } from './attempts.js';
+import { closingForPending, countsWhenReported } from './attempts.js';
 
 const OUTCOME_MESSAGES = {
   notFound: 'Attempt not found',
@@ -44,8 +44,7 @@ export async function reportOutcome(
     outcome: report.outcome,
     reason: report.reason ?? null,
     durationSeconds: report.durationSeconds ?? null,
-    // a call the platform never placed spends no attempt, as at dial time and in a platform's webhook
-    counts: report.outcome !== 'not-placed',
+    ...countsWhenReported(report.outcome),
     finishedAt: now,
   });
   const [result] = await store.queue.close([closing], 'report', now);

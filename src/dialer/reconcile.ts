@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { PendingAttempt } from '../store/queue.js';
 import type { Store } from '../store/index.js';
-import type { Ending } from './attempts.js';
+import { countsWhenReported, type Ending } from './attempts.js';
 import { type ProviderOptions, providerFor } from './providers/index.js';
 import { isPlatformName } from './providers/platforms/index.js';
 
@@ -36,8 +36,7 @@ export function reconciler(store: Store, providers: ProviderOptions, log: Logger
           outcome: found.outcome,
           reason: found.reason ?? null,
           durationSeconds: found.durationSeconds ?? null,
-          // a call the platform never placed spends no attempt, as at dial time
-          counts: found.outcome !== 'not-placed',
+          ...countsWhenReported(found.outcome),
         };
       }
       await provider.hangUp?.(ref, signal);

@@ -106,6 +106,7 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
       const [id] = await seedLeads(db, campaignId, [{}]);
       await worker(campaignId).runOnce();
       const [attempt] = await attemptRows(db, id!);
+      const reportedAt = Date.now();
       const done = await f.request('POST', `/api/v1/attempts/${attempt!.attempt_id}/outcome`, {
         body: { success: false, outcome: 'not-placed', reason: 'the platform had no free line' },
         key: f.keys.writeA,
@@ -113,7 +114,12 @@ describe.each(await availableStores())('the dialer in production on %s', (kind) 
       expect(done.body.data).toEqual({ attemptId: attempt!.attempt_id, recorded: true, leadStatus: 'raw' });
       expect(await attemptRows(db, id!)).toMatchObject([{ state: 'closed', closed_by: 'report', outcome: 'not-placed', counts: 0 }]);
       // its one attempt is still to come: counted, the lead would be exhausted uncalled
-      expect(await leadRow(db, id!)).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null });
+      const lead = await leadRow(db, id!);
+      expect(lead).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null });
+      // due again after the first backoff of a refusal at dial time (30 s, ±20%), not at once
+      const dueIn = Date.parse(lead!.next_attempt_at!) - reportedAt;
+      expect(dueIn).toBeGreaterThanOrEqual(23_000);
+      expect(dueIn).toBeLessThanOrEqual(37_000);
     } finally {
       await phone.close();
     }

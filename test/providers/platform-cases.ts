@@ -38,6 +38,8 @@ export interface PlatformCase {
   optOut?(id: string): Webhook[];
   /** a progress event */
   progress(id: string): Webhook;
+  /** the call ended on the platform without being dialled (Vapi and Retell say so), and its terminal webhook */
+  notPlaced?(id: string): Webhook;
   /** the terminal webhook signed with the wrong secret */
   forged(id: string): Webhook;
   refuseNextCreate(): void;
@@ -69,6 +71,10 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         callbackOf: (r) => JSON.parse(r.raw).assistantOverrides.server.url,
         answered: (id) => after(f.end(id, { endedReason: 'customer-ended-call', seconds: 42 }), () => f.webhook(id, 'end-of-call-report')),
         busy: (id) => after(f.end(id, { endedReason: 'customer-busy' }), () => f.webhook(id, 'end-of-call-report')),
+        notPlaced: (id) =>
+          after(f.end(id, { endedReason: 'call.start.error-subscription-concurrency-limit-reached' }), () =>
+            f.webhook(id, 'end-of-call-report'),
+          ),
         optOut: (id) =>
           after(f.end(id, { endedReason: 'customer-ended-call', structuredData: { doNotCall: true } }), () => [
             f.webhook(id, 'end-of-call-report'),
@@ -101,6 +107,7 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         callbackOf: (r) => JSON.parse(r.raw).agent_override.agent.webhook_url,
         answered: (id) => after(f.end(id, { reason: 'user_hangup', seconds: 42 }), () => f.webhook(id, 'call_ended')),
         busy: (id) => after(f.end(id, { reason: 'dial_busy' }), () => f.webhook(id, 'call_ended')),
+        notPlaced: (id) => after(f.end(id, { reason: 'concurrency_limit_reached' }), () => f.webhook(id, 'call_ended')),
         // call_ended decides (answered); call_analyzed brings the opt-out afterwards
         optOut: (id) =>
           after(f.end(id, { reason: 'user_hangup', analysis: { custom_analysis_data: { do_not_call: true } } }), () => [

@@ -46,6 +46,29 @@ describe.each(await availableStores())('webhooks in on %s', (kind) => {
     return { lead: lead!, attemptId: attempt!.attempt_id, callId: attempt!.provider_call_id! };
   }
 
+  it.each(['vapi', 'retell'] as const)(
+    '%s: a call the platform ended without dialling spends no attempt; its lead waits about 30 s before it is due again',
+    async (name) => {
+      const p = await startCase(name);
+      try {
+        const { lead, attemptId, callId } = await placed(p);
+        const reportedAt = Date.now();
+        expect(await post(p.notPlaced!(callId))).toMatchObject({
+          status: 200,
+          body: { data: { attemptId, recorded: true, outcome: 'not-placed', leadStatus: 'raw' } },
+        });
+        expect(await attemptRows(f.db, lead)).toMatchObject([{ state: 'closed', outcome: 'not-placed', counts: 0 }]);
+        const row = await leadRow(f.db, lead);
+        expect(row).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null });
+        const dueIn = Date.parse(row!.next_attempt_at!) - reportedAt;
+        expect(dueIn).toBeGreaterThanOrEqual(23_000);
+        expect(dueIn).toBeLessThanOrEqual(37_000);
+      } finally {
+        await p.close();
+      }
+    },
+  );
+
   it.each(PLATFORM_NAMES)(
     '%s: progress changes nothing; the first terminal event decides once; repeats and later ones change nothing',
     async (name) => {
