@@ -23,9 +23,11 @@ export interface Db {
   /** where the data is, for people: the file's absolute path, or the server's host and database name */
   readonly location: string;
   /**
-   * Runs fn in one write transaction: BEGIN IMMEDIATE on SQLite; on
+   * Runs fn in one write transaction: BEGIN IMMEDIATE on SQLite, where the
+   * transactions of one turn of the event loop share it, each in a savepoint,
+   * and fn's result is returned once it is committed (sqlite-group.ts); on
    * PostgreSQL after the advisory lock `lock` names, retried whole when it
-   * loses a deadlock (retry.ts). `bounded`: no statement of fn writes more
+   * loses a deadlock (retry.ts). Either way fn may run more than once. `bounded`: no statement of fn writes more
    * than a batch (1000 leads, one dialer batch), so SQLite may keep its
    * statement journal in memory (sqlite.ts); an unbounded write (a whole
    * campaign's leads) leaves it out.
