@@ -25,7 +25,10 @@
  * (sqlite.ts). When an error ends the whole transaction (SQLite rolls back by
  * itself on a full disk or an I/O error), the transactions that had run in it
  * lost their changes without committing: they run again in the next group,
- * as PostgreSQL runs a transaction again after a deadlock (retry.ts).
+ * as PostgreSQL runs a transaction again after a deadlock (retry.ts). A
+ * constraint checked only at COMMIT (a DEFERRABLE foreign key; leadline's
+ * schema has none) would fail every transaction of the group with it: a
+ * schema that adds one must commit such writes alone (bounded: false).
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
@@ -61,15 +64,19 @@ export function groupCommit(deps: GroupDeps) {
     setImmediate(run);
   };
 
+  // One group per hold of the connection: reads that queued for it meanwhile
+  // go next, before writes that arrived after them (they would wait behind
+  // every later write if the group kept the connection while any remained).
   function run() {
     scheduled = false;
     running = true;
+    const group = take();
     deps.kysely
       .connection()
-      .execute((conn) => commitGroups(conn as unknown as Transaction<Database>))
+      .execute((conn) => commitGroupSafely(conn as unknown as Transaction<Database>, group))
       .catch((err: unknown) => {
-        // only a failure to take the connection gets here: everyone waiting hears it
-        for (const p of queue.splice(0)) p.reject(err);
+        // the connection could not be had (the database was closed): this group hears it
+        for (const p of group) p.reject(err);
       })
       .finally(() => {
         running = false;
@@ -85,16 +92,25 @@ export function groupCommit(deps: GroupDeps) {
     return queue.splice(0, n);
   }
 
-  // what arrived while one group ran goes into the next, on the same connection
-  async function commitGroups(conn: Transaction<Database>): Promise<void> {
-    while (queue.length > 0) {
-      const group = take();
-      const bounded = group[0]!.bounded;
+  // Whatever fails outside a transaction's own statements (a savepoint, the
+  // pragma on a connection that was closed meanwhile) fails the group, and
+  // leaves no transaction open: no caller waits for ever. A caller settled
+  // already (committed, or rejected with its own error) is not changed.
+  async function commitGroupSafely(conn: Transaction<Database>, group: Pending[]): Promise<void> {
+    const bounded = group[0]!.bounded;
+    try {
       if (bounded) deps.journalInMemory(true);
-      try {
-        await commitGroup(conn, group);
-      } finally {
-        if (bounded) deps.journalInMemory(false);
+      await commitGroup(conn, group);
+    } catch (err) {
+      for (const p of group) p.reject(err);
+      await rollbackIfOpen(conn).catch(() => {});
+    } finally {
+      if (bounded) {
+        try {
+          deps.journalInMemory(false);
+        } catch {
+          // the connection is gone: there is nothing left to reset
+        }
       }
     }
   }

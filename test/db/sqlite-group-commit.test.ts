@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db, Executor } from '../../src/db/index.js';
@@ -155,6 +156,50 @@ describe('SQLite group commit', () => {
     expect(seen.slice(0, MAX_GROUP).every((c) => c === 0)).toBe(true);
     expect(seen.slice(MAX_GROUP)).toEqual([MAX_GROUP, MAX_GROUP, MAX_GROUP]);
     expect(committed()).toHaveLength(MAX_GROUP + 3);
+  });
+
+  it('lets a read waiting for the connection in between two groups, not after every later write', async () => {
+    let written = 0;
+    let writtenWhenRead = -1;
+    // a caller that writes again as soon as its write is answered keeps the queue full
+    for (let i = 0; i < 200; i++) {
+      await db.writeTx((tx) => insert(tx, `w${String(i).padStart(3, '0')}`), { bounded: true });
+      written++;
+      if (i === 1)
+        void sql`select count(*) as c from t`.execute(db.kysely).then(() => {
+          writtenWhenRead = written;
+        });
+    }
+    await sleep(10);
+    // one transaction at a time let it in after the third write; a group that kept the connection, after all 200
+    expect(writtenWhenRead).toBeGreaterThanOrEqual(2);
+    expect(writtenWhenRead).toBeLessThan(2 + MAX_GROUP);
+  });
+
+  it('settles every waiting transaction when the database is closed under them (none waits for ever)', { timeout: 10_000 }, async () => {
+    const big = db.writeTx(
+      async (tx) => {
+        await sleep(50);
+        await insert(tx, 'big');
+      },
+      { bounded: false },
+    );
+    await sleep(10); // the unbounded one is running, alone
+    const small = db.writeTx((tx) => insert(tx, 'small'), { bounded: true });
+    other.close();
+    await db.close();
+    other = openSqliteFile(join(dir, 'unused.db'));
+    const outcome = (p: Promise<unknown>) =>
+      Promise.race([
+        p.then(
+          () => 'fulfilled',
+          () => 'rejected',
+        ),
+        sleep(1000).then(() => 'pending'),
+      ]);
+    expect(await outcome(big)).toBe('rejected');
+    expect(await outcome(small)).toBe('rejected');
+    db = openSqlite(join(dir, 'unused.db'));
   });
 
   it('keeps reads of the same connection out of an open group: they see only what is committed', async () => {
