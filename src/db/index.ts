@@ -27,10 +27,10 @@ export interface Db {
    * transactions of one turn of the event loop share it, each in a savepoint,
    * and fn's result is returned once it is committed (sqlite-group.ts); on
    * PostgreSQL after the advisory lock `lock` names, retried whole when it
-   * loses a deadlock (retry.ts). Either way fn may run more than once. `bounded`: no statement of fn writes more
-   * than a batch (1000 leads, one dialer batch), so SQLite may keep its
-   * statement journal in memory (sqlite.ts); an unbounded write (a whole
-   * campaign's leads) leaves it out.
+   * loses a deadlock (retry.ts). Either way fn may run more than once.
+   * `bounded`: no statement of fn writes more than a batch (1000 leads, one
+   * dialer batch), so SQLite may keep its statement journal in memory
+   * (sqlite.ts); an unbounded write (a whole campaign's leads) leaves it out.
    */
   writeTx<T>(fn: (tx: Executor) => Promise<T>, opts?: WriteTxOptions): Promise<T>;
   /** runs a single autocommit statement again when it loses a deadlock (retry.ts) */

@@ -26,6 +26,8 @@ export interface Ending {
   retryInMs?: number;
 }
 
+const NOT_PLACED = 'not-placed';
+
 /**
  * How an outcome learnt after the platform took the call counts (an outcome report, a
  * platform's webhook, reconciliation): a call the platform never placed spends no attempt, as
@@ -36,7 +38,6 @@ export interface Ending {
 export function countsWhenReported(outcome: string): Pick<Ending, 'counts' | 'retryInMs'> {
   return outcome === NOT_PLACED ? { counts: false, retryInMs: backoffAfter(1) } : { counts: true };
 }
-const NOT_PLACED = 'not-placed';
 
 /** the campaign's retry delays: a default, and the outcomes that differ from it */
 export interface RetryDelays {
