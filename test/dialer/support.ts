@@ -1,4 +1,5 @@
 /** Campaigns and leads written straight to the database, for dialer tests. */
+import { expect } from 'vitest';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { createCampaign, createCompany, type CampaignSettings } from '../../src/campaigns/service.js';
@@ -110,6 +111,19 @@ export async function seedPlanCampaign(db: Store): Promise<string> {
 
 export async function leadRow(db: Store, id: string) {
   return db.kysely.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * A lead given back by a call the platform never placed: as the claim found it (raw here), no
+ * attempt spent, nobody holding it, and due again after the first backoff of a refusal at dial
+ * time (30 s ±20%) from `closedAt`, the clock of whatever closed the attempt.
+ */
+export async function expectHeldBackNotPlaced(db: Store, leadId: string, closedAt: number) {
+  const lead = await leadRow(db, leadId);
+  expect(lead).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null });
+  const dueIn = Date.parse(lead!.next_attempt_at!) - closedAt;
+  expect(dueIn).toBeGreaterThanOrEqual(24_000);
+  expect(dueIn).toBeLessThanOrEqual(36_000);
 }
 
 export async function attemptRows(db: Store, leadId: string) {

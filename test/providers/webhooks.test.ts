@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dialer } from '../../src/dialer/worker.js';
 import { availableStores } from '../helpers/db.js';
 import { type Fixture, makeFixture } from '../helpers/fixture.js';
-import { attemptRows, leadRow, makeCampaign, seedLeads } from '../dialer/support.js';
+import { attemptRows, expectHeldBackNotPlaced, leadRow, makeCampaign, seedLeads } from '../dialer/support.js';
 import { localRequester, PLATFORM_NAMES, PUBLIC_URL, type PlatformCase, startCase, type Webhook } from './platform-cases.js';
 
 const silent = pino({ level: 'silent' });
@@ -58,11 +58,7 @@ describe.each(await availableStores())('webhooks in on %s', (kind) => {
           body: { data: { attemptId, recorded: true, outcome: 'not-placed', leadStatus: 'raw' } },
         });
         expect(await attemptRows(f.db, lead)).toMatchObject([{ state: 'closed', outcome: 'not-placed', counts: 0 }]);
-        const row = await leadRow(f.db, lead);
-        expect(row).toMatchObject({ status: 'raw', attempts: 0, claimed_by: null });
-        const dueIn = Date.parse(row!.next_attempt_at!) - reportedAt;
-        expect(dueIn).toBeGreaterThanOrEqual(24_000);
-        expect(dueIn).toBeLessThanOrEqual(36_000);
+        await expectHeldBackNotPlaced(f.db, lead, reportedAt);
       } finally {
         await p.close();
       }
