@@ -30,6 +30,7 @@ import { oneProviderCallIndex } from './migrations/0020_one_provider_call_index.
 import { byteOrderIdentifiers } from './migrations/0021_byte_order_identifiers.js';
 import { webhookGeneration } from './migrations/0022_webhook_generation.js';
 import { campaignRevision } from './migrations/0023_campaign_revision.js';
+import { attemptsPending } from './migrations/0024_attempts_pending.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -57,6 +58,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0021_byte_order_identifiers': byteOrderIdentifiers(dialect),
     '0022_webhook_generation': webhookGeneration(),
     '0023_campaign_revision': campaignRevision(dialect),
+    '0024_attempts_pending': attemptsPending(),
   };
 }
 

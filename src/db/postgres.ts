@@ -1,8 +1,16 @@
 /** PostgreSQL through a pg pool, for several instances sharing one database. */
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult, sql } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
+  type RawBuilder,
+  sql,
+} from 'kysely';
 import { createRequire } from 'node:module';
 import type pgTypes from 'pg';
-import type { Db, DbOptions } from './index.js';
+import type { Db, DbOptions, WriteTxOptions } from './index.js';
 import { migrate } from './migrations.js';
 import { retrying } from './retry.js';
 import { keepLeadStatistics } from './statistics.js';
@@ -16,6 +24,20 @@ import type { Database } from './schema.js';
  */
 let loaded: typeof pgTypes | undefined;
 const pgLib = (): typeof pgTypes => (loaded ??= createRequire(import.meta.url)('pg') as typeof pgTypes);
+
+/**
+ * A write transaction's first statement. `lock`: a transaction-scoped advisory
+ * lock, so that bulk writes to one campaign queue behind each other instead of
+ * deadlocking on each other's unique-index entries (at a 1 s deadlock_timeout).
+ * `plainIndexScans` (WriteTxOptions): settings of the transaction's own scope,
+ * as SET LOCAL, which PgBouncer's transaction mode keeps.
+ */
+function txPreamble(o: WriteTxOptions | undefined): RawBuilder<unknown> | null {
+  const parts: RawBuilder<unknown>[] = [];
+  if (o?.lock) parts.push(sql`pg_advisory_xact_lock(hashtextextended(${o.lock}, 0))`);
+  if (o?.plainIndexScans) parts.push(sql`set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)`);
+  return parts.length === 0 ? null : sql`select ${sql.join(parts)}`;
+}
 
 /**
  * The pool Kysely sees: every statement goes to pg as `client.query(text,
@@ -251,14 +273,11 @@ export function openPostgres(givenUrl: string, opts: DbOptions): Db {
     kysely,
     dialect: 'postgres',
     location: describe(url) + (pgbouncer ? ' (through PgBouncer)' : ''),
-    // `lock` names a transaction-scoped advisory lock taken first: bulk writes
-    // to one campaign queue behind each other instead of deadlocking on each
-    // other's unique-index entries (two overlapping bulks in opposite orders
-    // otherwise deadlock and cost a 1 s deadlock_timeout).
     writeTx: (fn, o) =>
       retrying(() =>
         kysely.transaction().execute(async (tx) => {
-          if (o?.lock) await sql`select pg_advisory_xact_lock(hashtextextended(${o.lock}, 0))`.execute(tx);
+          const first = txPreamble(o);
+          if (first) await first.execute(tx);
           return fn(tx);
         }),
       ),

@@ -71,6 +71,7 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0021_byte_order_identifiers',
           '0022_webhook_generation',
           '0023_campaign_revision',
+          '0024_attempts_pending',
         ]);
         await db.close();
       } finally {

@@ -29,14 +29,15 @@ export const orphanStale = (now: number): RawBuilder<unknown> =>
  * The statement of QueueStore.inFlight (a test reads its plan), counted in
  * two: the campaign's calls in flight are leads held under a live claim (the small
  * leads_claimed index), and attempts not closed whose lead is gone. Those are
- * read from attempts_open (migration 0009), the attempts not closed, a few per
- * slot of every campaign, each probed in the leads' id index; `state <> 'closed'`
+ * read from attempts_pending (migration 0024), the campaign's attempts not
+ * closed, a few per slot, each probed in the leads' id index; `state <> 'closed'`
  * is a literal so that the partial index matches in any plan, a generic one
  * too. SQLite is told the index: with an equality on campaign_id it would
- * otherwise walk the campaign's whole call history in attempts_campaign_started.
+ * otherwise walk the campaign's whole call history in attempts_campaign_started
+ * (as PostgreSQL did when its statistics predated that history, migration 0024).
  */
 export function inFlightStatement(db: Db, campaignId: string, now: number): RawBuilder<{ held: number; orphaned: number }> {
-  const open = db.dialect === 'sqlite' ? sql`attempts a indexed by attempts_open` : sql`attempts a`;
+  const open = db.dialect === 'sqlite' ? sql`attempts a indexed by attempts_pending` : sql`attempts a`;
   // next_attempt_at as claims.ts's iso() writes it (not imported: claims.ts imports this file)
   return sql<{ held: number; orphaned: number }>`select
     (select count(*) from leads where campaign_id = ${campaignId} and claimed_by is not null
