@@ -101,6 +101,8 @@ export class Dialer {
   /** the current claim loop; stop() waits for it before counting calls in flight */
   private claiming: Promise<void> = Promise.resolve();
   private wakeUp: () => void = () => {};
+  /** run()'s reader of new leads: it waits while the dialer is at --max-calls */
+  private wakeups: Wakeups | null = null;
   private timers: NodeJS.Timeout[] = [];
   private lastClaimAt: number | null = null;
   private readonly startedAt: number;
@@ -184,7 +186,9 @@ export class Dialer {
         this.wakeUp();
       },
       (err) => this.log.error({ err }, 'dialer: reading new leads failed; campaigns are still polled'),
+      () => this.inFlight.size >= this.maxCalls,
     );
+    this.wakeups = wakeups;
     await wakeups.start();
     this.every(HEARTBEAT_MS, () => this.heartbeat());
     this.every(RECOVERY_MS, () => this.recover());
@@ -355,6 +359,7 @@ export class Dialer {
       this.inFlight.delete(lead.seq);
       this.perCampaign.set(c.id, (this.perCampaign.get(c.id) ?? 1) - 1);
       this.schedule.wake(c.id);
+      this.wakeups?.resume();
       this.wakeUp();
     }
   }

@@ -67,8 +67,8 @@ function scripted(db: Store, answers: EventMark[][]) {
   };
 }
 
-/** a Wakeups on db that collects the campaigns it wakes */
-function watching(db: Store) {
+/** a Wakeups on db that collects the campaigns it wakes (`full`: the dialer can take no call) */
+function watching(db: Store, full?: () => boolean) {
   const woken = new Set<string>();
   const w = new Wakeups(
     db,
@@ -78,6 +78,7 @@ function watching(db: Store) {
     (err) => {
       throw err;
     },
+    full,
   );
   return { w, woken };
 }
@@ -251,6 +252,46 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
       await w.stop();
       clock.mockRestore();
       restore();
+    }
+  });
+
+  it('reads nothing while the dialer is at its --max-calls, and what came meanwhile once a call ends', async () => {
+    let full = false;
+    let reads = 0;
+    const marks = db.events.marks.bind(db.events);
+    const spy = vi.spyOn(db.events, 'marks').mockImplementation(async (afterId, limit, also) => {
+      reads++;
+      return marks(afterId, limit, also);
+    });
+    const { w, woken } = watching(db, () => full);
+    try {
+      await w.start();
+      const a = await makeCampaign(db);
+      await addLead(db, a);
+      // (SQLite notices commits of other connections only: the notice by hand)
+      w.read();
+      await vi.waitFor(() => expect(woken.has(a)).toBe(true), { timeout: 2000 });
+      full = true;
+      woken.clear();
+      await sleep(MIN_GAP_MS * 2);
+      const before = reads;
+      const b = await makeCampaign(db);
+      await addLead(db, b);
+      w.read();
+      await sleep(300);
+      expect(reads).toBe(before);
+      expect(woken.size).toBe(0);
+      // a call ended: the lead that came meanwhile wakes its campaign
+      full = false;
+      w.resume();
+      await vi.waitFor(() => expect(woken.has(b)).toBe(true), { timeout: 2000 });
+      // and nothing was put off the second time
+      const after = reads;
+      w.resume();
+      expect(reads).toBe(after);
+    } finally {
+      await w.stop();
+      spy.mockRestore();
     }
   });
 });
