@@ -63,6 +63,8 @@ export class Wakeups {
   private failures = 0;
   /** a read was asked for while the dialer could take no call: resume() does it */
   private deferred = false;
+  /** when reads were first put off (performance.now) */
+  private deferredSince = 0;
 
   constructor(
     private readonly store: Store,
@@ -81,6 +83,10 @@ export class Wakeups {
   resume(): void {
     if (!this.deferred) return;
     this.deferred = false;
+    // The time reads were put off does not count towards a skipped id's wait: a call longer than
+    // SKIPPED_WAIT_MS otherwise gave up an id whose transaction had committed meanwhile, unread.
+    const putOff = performance.now() - this.deferredSince;
+    for (const [id, at] of this.skipped) this.skipped.set(id, at + putOff);
     this.read();
   }
 
@@ -103,6 +109,7 @@ export class Wakeups {
   read(): void {
     if (this.stopped) return;
     if (this.full()) {
+      if (!this.deferred) this.deferredSince = performance.now();
       this.deferred = true;
       return;
     }

@@ -294,4 +294,44 @@ describe.each(await availableStores())('wake-ups on %s', (kind) => {
       spy.mockRestore();
     }
   });
+
+  it('keeps asking for an id skipped before the dialer filled up, however long its calls (found by a review)', async () => {
+    // Id 1 (campaign B) is taken first and commits after id 2 (campaign A) was read: skipped. It
+    // commits while the dialer is at its --max-calls, through a call longer than a skipped id's
+    // wait (61 s, on the wake-ups' clock); when the call ends, its read must still ask for id 1.
+    let committed = false;
+    const lastId = vi.spyOn(db.events, 'lastId').mockResolvedValue(0);
+    const marks = vi.spyOn(db.events, 'marks').mockImplementation(async (afterId, _limit, also = []) => {
+      const rows: EventMark[] = [];
+      if (committed && also.includes(1)) rows.push({ id: 1, type: 'lead.created', campaign_id: 'cp_B' });
+      if (afterId < 2) rows.push({ id: 2, type: 'lead.created', campaign_id: 'cp_A' });
+      return rows;
+    });
+    let ahead = 0;
+    const realNow = performance.now.bind(performance);
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => realNow() + ahead);
+    let full = false;
+    const { w, woken } = watching(db, () => full);
+    try {
+      await w.start();
+      await vi.waitFor(() => expect(woken.has('cp_A')).toBe(true), { timeout: 2000 });
+      full = true;
+      await sleep(100);
+      committed = true;
+      w.read();
+      await sleep(600);
+      ahead = 61_000;
+      w.read();
+      await sleep(300);
+      expect(woken.has('cp_B')).toBe(false);
+      full = false;
+      w.resume();
+      await vi.waitFor(() => expect(woken.has('cp_B')).toBe(true), { timeout: 2000 });
+    } finally {
+      await w.stop();
+      clock.mockRestore();
+      marks.mockRestore();
+      lastId.mockRestore();
+    }
+  });
 });
