@@ -3,7 +3,7 @@
  * campaign, and the do-not-call anti-join probes the list's primary key once
  * per lead read, however long the list.
  */
-import { sql } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { parseLocalWindow } from '../../src/scheduling/hours.js';
@@ -31,6 +31,19 @@ function expectSqlitePlan(plan: string[]) {
   ]);
   expect(searches).toHaveLength(5);
   expect(plan.join('\n')).not.toMatch(/USE TEMP B-TREE/);
+}
+
+/** rows g(i) for i in 1..n, on either database */
+const series = (kind: string, n: number) =>
+  kind === 'postgres'
+    ? sql`generate_series(1, ${sql.lit(n)}) g(i)`
+    : sql`(with recursive r(i) as (select 1 union all select i + 1 from r where i < ${sql.lit(n)}) select i from r) g`;
+
+/** the plan of a compiled statement, as text: PostgreSQL's as it ran (EXPLAIN ANALYZE), SQLite's query plan */
+async function planOf(ex: Executor, kind: string, statement: CompiledQuery): Promise<string> {
+  const explain = kind === 'postgres' ? 'explain (analyze, costs off, timing off, summary off)' : 'explain query plan';
+  const { rows } = await ex.executeQuery<Record<string, unknown>>({ ...statement, sql: `${explain} ${statement.sql}` });
+  return rows.map((r) => String(r['QUERY PLAN'] ?? r.detail)).join('\n');
 }
 
 describe.each(await availableStores())('the claim plan on %s', (kind) => {
@@ -104,22 +117,13 @@ describe.each(await availableStores())('the claim plan on %s', (kind) => {
   it("counts a full campaign's awaited outcomes from the partial index, not from its history of attempts", async () => {
     // 5,000 closed attempts of the campaign and two awaited ones
     const { company_id } = (await db.campaigns.byId(campaignId))!;
-    const range =
-      kind === 'postgres'
-        ? sql`generate_series(1, 5002) g(i)`
-        : sql`(with recursive r(i) as (select 1 union all select i + 1 from r where i < 5002) select i from r) g`;
     await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, state, started_at, phone_number, worker, success)
       select 'at_plan_' || g.i, 'ld_' || ${campaignId} || '_' || g.i, ${campaignId}, ${company_id}, 1,
              case when g.i > 5000 then 'accepted' else 'closed' end, g.i, '+14155550000', 'w', 0
-      from ${range}`.execute(db.kysely);
+      from ${series(kind, 5002)}`.execute(db.kysely);
     await sql`analyze`.execute(db.kysely);
     const statement = awaitingCount(db.kysely, campaignId).compile();
-    const explain = kind === 'postgres' ? 'explain (analyze, costs off, timing off, summary off)' : 'explain query plan';
-    const { rows } = await db.kysely.executeQuery<Record<string, unknown>>({
-      ...statement,
-      sql: `${explain} ${statement.sql}`,
-    } as typeof statement);
-    const text = rows.map((r) => String(r['QUERY PLAN'] ?? r.detail)).join('\n');
+    const text = await planOf(db.kysely, kind, statement);
     expect(text).toMatch(/attempts_pending/);
     expect(text).not.toMatch(/Seq Scan|SCAN attempts\b|attempts_campaign_started/);
     expect(Number((await awaitingCount(db.kysely, campaignId).executeTakeFirst())?.n)).toBe(2);
@@ -129,13 +133,9 @@ describe.each(await availableStores())('the claim plan on %s', (kind) => {
     // a history of 5,000 closed attempts, and three open ones whose leads are gone, one past its deadline
     const { company_id } = (await db.campaigns.byId(campaignId))!;
     const now = Date.now();
-    const range =
-      kind === 'postgres'
-        ? sql`generate_series(1, 5000) g(i)`
-        : sql`(with recursive r(i) as (select 1 union all select i + 1 from r where i < 5000) select i from r) g`;
     await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, state, started_at, phone_number, worker, success)
       select 'at_history_' || g.i, 'ld_history_' || g.i, ${campaignId}, ${company_id}, 1, 'closed', g.i, '+14155550000', 'w', 0
-      from ${range}`.execute(db.kysely);
+      from ${series(kind, 5000)}`.execute(db.kysely);
     for (const [i, deadline] of [now + 60_000, now + 60_000, now - 1].entries())
       await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, state, started_at, phone_number, worker, success, deadline_at)
         values (${`at_gone_${i}`}, ${`ld_gone_${i}`}, ${campaignId}, ${company_id}, 1, 'open', ${now}, '+14155550000', 'w', 0, ${deadline})`.execute(
@@ -143,9 +143,7 @@ describe.each(await availableStores())('the claim plan on %s', (kind) => {
       );
     await sql`analyze`.execute(db.kysely);
     const statement = inFlightStatement(db, campaignId, now).compile(db.kysely);
-    const explain = kind === 'postgres' ? 'explain (analyze, costs off, timing off, summary off)' : 'explain query plan';
-    const { rows } = await db.kysely.executeQuery<Record<string, unknown>>({ ...statement, sql: `${explain} ${statement.sql}` });
-    const text = rows.map((r) => String(r['QUERY PLAN'] ?? r.detail)).join('\n');
+    const text = await planOf(db.kysely, kind, statement);
     // either index of the attempts not closed: with statistics this fresh, all of them together are few
     expect(text).toMatch(/attempts_(pending|open)/);
     expect(text).toMatch(/leads_claimed/);
@@ -160,21 +158,15 @@ describe.each(await availableStores())('the claim plan on %s', (kind) => {
     const fresh = await makeCampaign(db);
     const { company_id } = (await db.campaigns.byId(fresh))!;
     const now = Date.now();
-    const range =
-      kind === 'postgres'
-        ? sql`generate_series(1, 20000) g(i)`
-        : sql`(with recursive r(i) as (select 1 union all select i + 1 from r where i < 20000) select i from r) g`;
     await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, state, started_at, phone_number, worker, success)
       select 'at_unseen_' || g.i, 'ld_unseen_' || g.i, ${fresh}, ${company_id}, 1, 'closed', g.i, '+14155550000', 'w', 0
-      from ${range}`.execute(db.kysely);
+      from ${series(kind, 20000)}`.execute(db.kysely);
     await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, state, started_at, phone_number, worker, success, deadline_at)
       values ('at_unseen_open', 'ld_unseen_open', ${fresh}, ${company_id}, 1, 'open', ${now}, '+14155550000', 'w', 0, ${now + 60_000})`.execute(
       db.kysely,
     );
     const statement = inFlightStatement(db, fresh, now).compile(db.kysely);
-    const explain = kind === 'postgres' ? 'explain (analyze, costs off, timing off, summary off)' : 'explain query plan';
-    const { rows } = await db.kysely.executeQuery<Record<string, unknown>>({ ...statement, sql: `${explain} ${statement.sql}` });
-    const text = rows.map((r) => String(r['QUERY PLAN'] ?? r.detail)).join('\n');
+    const text = await planOf(db.kysely, kind, statement);
     expect(text).toMatch(/attempts_pending/);
     expect(text).not.toMatch(/attempts_campaign_started|Seq Scan on attempts/);
     expect(await db.queue.inFlight(fresh, now)).toBe(1);
@@ -191,7 +183,7 @@ describe.each(await availableStores())('the claim plan on %s', (kind) => {
       const now = Date.now();
       await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, state, started_at, phone_number, worker, success, deadline_at)
         select 'at_dead_' || g.i, 'ld_dead_' || g.i, ${fresh}, ${company_id}, 1, 'open', g.i, '+14155550000', 'w', 0, ${now + 60_000}
-        from generate_series(1, 5000) g(i)`.execute(db.kysely);
+        from ${series(kind, 5000)}`.execute(db.kysely);
       await sql`analyze attempts`.execute(db.kysely);
       await sql`update attempts set state = 'closed' where attempt_id like 'at_dead_%'`.execute(db.kysely);
       const raw = createDb(store.config);
