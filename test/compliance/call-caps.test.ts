@@ -121,6 +121,40 @@ describe.each(await availableStores())('call caps and one call per number on %s'
     expect(await db.queue.open([open('at_pair_1', x), open('at_pair_2', y)], T0)).toEqual(['opened', 'number busy']);
   });
 
+  it('two dialers opening calls to the same numbers at once, in opposite orders: each number is called once', async () => {
+    const { campaign } = await company('');
+    // a race: without the numbers' locks, both sides read no call in progress in some of the rounds
+    for (let round = 0; round < 8; round++) {
+      const [c1, c2] = [await campaign(), await campaign()];
+      const numbers = Array.from({ length: 20 }, (_, i) => `+141555${String(24000 + 100 * round + i)}`);
+      await seedLeads(
+        db,
+        c1,
+        numbers.map((phoneNumber) => ({ phoneNumber })),
+      );
+      await seedLeads(
+        db,
+        c2,
+        numbers.map((phoneNumber) => ({ phoneNumber })),
+      );
+      const batch = async (campaignId: string, workerId: string) =>
+        (await claimDue(db, { campaignId, maxAttempts: 3, workerId, limit: 20, now: T0, leaseMs: H })).map((lead) => ({
+          attemptId: `at_race_${workerId}_${lead.phoneNumber}`,
+          lead,
+          phoneNumber: lead.phoneNumber!,
+          startedAt: T0,
+          deadlineAt: T0 + H,
+        }));
+      const a = await batch(c1, 'w1');
+      const b = (await batch(c2, 'w2')).reverse();
+      // each dialer's batch is one transaction; on PostgreSQL they run side by side on two connections
+      const [ra, rb] = await Promise.all([db.queue.open(a, T0), db.queue.open(b, T0)]);
+      const opened = [...a.filter((_, i) => ra[i] === 'opened'), ...b.filter((_, i) => rb[i] === 'opened')].map((o) => o.phoneNumber);
+      expect(opened.sort(), `round ${round}`).toEqual([...numbers].sort());
+      expect([...ra, ...rb].filter((r) => r !== 'opened').every((r) => r === 'number busy')).toBe(true);
+    }
+  });
+
   it('one batch of openings counts every number of it, by number and by digest (a deleted lead)', async () => {
     const { campaign } = await company('1/1d');
     const [before, now] = [await campaign(), await campaign()];

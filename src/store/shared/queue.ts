@@ -13,10 +13,12 @@ import {
 import { capReached, parseCallCaps } from '../../compliance/call-caps.js';
 import { toStorable } from '../../storable.js';
 import { KyselyAttemptStore } from '../attempts.js';
+import type { NewEvents } from '../events.js';
 import { digester, removeOrphanNumbers } from '../digests.js';
 import { KyselyDncStore } from '../dnc.js';
 import { SharedClaimStore, groupBy, iso, statusItem } from './claims.js';
 import { orphanStale } from './in-flight.js';
+import { companiesLockingNumbers, numberKey } from './number-locks.js';
 import { pendingAttempts } from './pending.js';
 
 export { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld } from './claims.js';
@@ -85,21 +87,13 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
     const held = new Map<string, 'number busy' | 'call cap'>();
     const numbered = batch.filter((o) => o.phoneNumber !== null);
     if (numbered.length === 0) return held;
-    const companies = await this.ex
-      .selectFrom('campaigns as p')
-      .innerJoin('companies as c', 'c.id', 'p.company_id')
-      .select(['p.id', 'c.id as company_id', 'c.call_caps'])
-      .where('p.id', 'in', [...new Set(numbered.map((o) => o.lead.campaignId))])
-      .execute();
+    const companies = await companiesLockingNumbers(
+      this.db,
+      this.ex,
+      numbered.map((o) => ({ campaignId: o.lead.campaignId, phoneNumber: o.phoneNumber! })),
+    );
     const companyOf = new Map(companies.map((r) => [r.id, r]));
-    const numberKey = (o: AttemptOpening) => `${companyOf.get(o.lead.campaignId)?.company_id} ${o.phoneNumber}`;
-    // One statement each for the whole batch (a statement per number was most of a call's
-    // round trips: bench row 7). The locks are taken in one order, so that two dialers'
-    // batches never wait on each other in a cycle; unnest yields the sorted keys in order.
-    if (this.db.dialect === 'postgres') {
-      const keys = [...new Set(numbered.map(numberKey))].sort().map((k) => `number:${k}`);
-      await sql`select pg_advisory_xact_lock(hashtext(k)) from unnest(${keys}::text[]) as k`.execute(this.ex);
-    }
+    const key = (o: AttemptOpening) => numberKey(companyOf.get(o.lead.campaignId)?.company_id ?? '', o.phoneNumber!);
     const inCall = new Set<string>();
     for (const [companyId, group] of groupBy(numbered, (o) => companyOf.get(o.lead.campaignId)?.company_id ?? '')) {
       if (companyId === '') continue;
@@ -111,14 +105,14 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
         .where('phone_number', 'in', [...new Set(group.map((o) => o.phoneNumber!))])
         .where('state', '<>', 'closed')
         .execute();
-      for (const r of rows) inCall.add(`${companyId} ${r.phone_number}`);
+      for (const r of rows) inCall.add(numberKey(companyId, r.phone_number!));
     }
     const seen = new Set<string>();
     const capped: AttemptOpening[] = [];
     for (const o of numbered) {
       const company = companyOf.get(o.lead.campaignId);
       if (!company) continue;
-      const k = numberKey(o);
+      const k = key(o);
       const busy = seen.has(k) || inCall.has(k);
       seen.add(k);
       if (busy) held.set(o.attemptId, 'number busy');
@@ -191,10 +185,13 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
           digester(self.db, self.ex),
           gone.map((c) => c.attemptId),
         );
-      for (const [campaignId, closings] of groupBy(
-        batch.filter((c) => closed.has(c.attemptId)),
-        (c) => c.campaignId,
-      )) {
+      // each campaign's two events, in this order, written by one statement
+      const events = [
+        ...groupBy(
+          batch.filter((c) => closed.has(c.attemptId)),
+          (c) => c.campaignId,
+        ),
+      ].flatMap(([campaignId, closings]): NewEvents[] => {
         const finished = closings.map((c) => ({
           leadId: c.leadId,
           externalId: c.externalId,
@@ -205,11 +202,14 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
           reason: c.reason,
           durationSeconds: c.durationSeconds,
         }));
-        await self.events.append({ type: 'attempt.finished', campaignId, items: finished, now });
         const changed = closings.filter((c) => c.move && moved.has(c.move.seq) && c.move.from !== c.move.to);
         const items = changed.map((c) => statusItem(c.leadId, c.externalId, c.move!.from, c.move!.to));
-        await self.events.append({ type: 'lead.status_changed', campaignId, items, now });
-      }
+        return [
+          { type: 'attempt.finished', campaignId, items: finished, now },
+          { type: 'lead.status_changed', campaignId, items, now },
+        ];
+      });
+      await self.events.append(...events);
       return batch.map((c): AttemptResult => {
         if (!closed.has(c.attemptId)) return { result: 'already closed' };
         if (c.move === null) return { result: 'gone' };
