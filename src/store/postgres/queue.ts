@@ -50,6 +50,11 @@ const firstDue = (campaignId: string | RawBuilder<unknown>, now: number | null) 
  * over rows another worker is claiming this instant, and a row that worker
  * has just committed is re-checked against the WHERE clause (its due time is
  * now its lease), so two workers never take the same lead.
+ *
+ * The same statement writes the claim's lead.status_changed event (the leads
+ * it moves from raw, best first as claimedLeads orders them; the text of
+ * json_build_object, which readers parse) and its NOTIFY: one round trip
+ * fewer under the campaign's lock (bench row 7).
  */
 function claimStatement(r: ClaimRequest) {
   const dueBy = iso(r.dueBy ?? r.now);
@@ -67,15 +72,28 @@ function claimStatement(r: ClaimRequest) {
         for update skip locked
       ) c
       limit ${r.limit}
+    ),
+    claimed as (
+      update leads set status = ${CLAIMED_STATUS}, claimed_by = ${r.workerId}, claimed_at = ${r.now}, next_attempt_at = ${lease}
+      from picked where leads.seq = picked.seq
+      returning leads.seq, leads.id, leads.campaign_id, leads.phone_number, leads.external_id, leads.metadata,
+        leads.priority, leads.scheduled_for, picked.prev_status, picked.prev_next, leads.attempts, leads.extra_attempts, leads.local_zones
+    ),
+    started as (
+      insert into events (type, company_id, campaign_id, created_at, count, items)
+      select 'lead.status_changed', (select company_id from campaigns where id = ${r.campaignId}), ${r.campaignId}, ${r.now}, count(*),
+        json_agg(json_build_object('leadId', id, 'externalId', external_id, 'from', prev_status, 'to', ${CLAIMED_STATUS}::text)
+          order by priority desc, coalesce(prev_next, scheduled_for, '') collate "C", seq)::text
+      from claimed where prev_status <> ${CLAIMED_STATUS}
+      having count(*) > 0
+      returning campaign_id
     )
-    update leads set status = ${CLAIMED_STATUS}, claimed_by = ${r.workerId}, claimed_at = ${r.now}, next_attempt_at = ${lease}
-    from picked where leads.seq = picked.seq
-    returning leads.seq, leads.id, leads.campaign_id, leads.phone_number, leads.external_id, leads.metadata,
-      leads.priority, leads.scheduled_for, picked.prev_status, picked.prev_next, leads.attempts, leads.extra_attempts, leads.local_zones`;
+    select claimed.*, (select count(pg_notify('leadline_events', campaign_id)) from started) as notified from claimed`;
 }
 
 export class PostgresQueueStore extends SharedQueueStore {
   protected readonly due = due;
+  protected override readonly claimWritesEvent = true;
 
   protected on(ex: Executor): PostgresQueueStore {
     return new PostgresQueueStore(this.db, ex, new PostgresEventStore(ex));
