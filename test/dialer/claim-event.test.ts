@@ -2,8 +2,10 @@
  * A claim's lead.status_changed event, on a real database: one row for the
  * leads it moves from raw (a lead already attempting does not change), its
  * items best first as the claim returns the leads, and none when nothing
- * moved. On PostgreSQL the claim statement writes it itself
- * (src/store/postgres/queue.ts), so this pins the two stores to one answer.
+ * moved. And an opening's attempt.started: one row per campaign, in the
+ * order of the batch, for the calls opened only. On PostgreSQL the claim and
+ * opening statements write them themselves (src/store/postgres/queue.ts), so
+ * this pins the two stores to one answer.
  */
 import { describe, expect, it } from 'vitest';
 import { claimDue } from '../../src/dialer/claim.js';
@@ -14,7 +16,7 @@ import { makeCampaign, seedLeads } from './support.js';
 const T0 = Date.parse('2026-03-10T14:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
-describe.each(await availableStores())('the claim event on %s', (kind) => {
+describe.each(await availableStores())('the claim and opening events on %s', (kind) => {
   let db: Store;
   useStore(kind, (opened) => {
     db = opened;
@@ -71,5 +73,35 @@ describe.each(await availableStores())('the claim event on %s', (kind) => {
     // nothing due: nothing claimed, nothing written
     expect(await claimDue(db, { campaignId, maxAttempts: 3, workerId: 'w3', limit: 10, now: T0 + 2000, leaseMs: 60_000 })).toEqual([]);
     expect(await eventsAfter(after)).toEqual([]);
+  });
+
+  it('an opening writes one attempt.started per campaign, in the order of the batch, for the calls it opened', async () => {
+    const [c1, c2] = [await makeCampaign(db), await makeCampaign(db)];
+    await seedLeads(db, c1, [{ externalId: 'a1' }, {}]);
+    await seedLeads(db, c2, [{}, { externalId: 'b2' }]);
+    const claim = (campaignId: string) => claimDue(db, { campaignId, maxAttempts: 3, workerId: 'w1', limit: 2, now: T0, leaseMs: 60_000 });
+    const [a1, a2] = await claim(c1);
+    const [b1, b2] = await claim(c2);
+    // a2's claim is lost (taken over): it is not opened, and not in the event
+    await db.kysely.updateTable('leads').set({ claimed_by: 'w9' }).where('id', '=', a2!.id).execute();
+    const opening = (lead: typeof a1, n: number) => ({
+      attemptId: `at_ev_${n}`,
+      lead: lead!,
+      phoneNumber: lead!.phoneNumber,
+      startedAt: T0,
+      deadlineAt: T0 + 60_000,
+    });
+    const before = await db.events.lastId();
+    expect(await db.queue.open([opening(b2, 1), opening(a1, 2), opening(a2, 3), opening(b1, 4)], T0 + 5)).toEqual([
+      'opened',
+      'opened',
+      'claim lost',
+      'opened',
+    ]);
+    const item = (lead: typeof a1, n: number) => ({ leadId: lead!.id, externalId: lead!.externalId, attemptId: `at_ev_${n}`, attempt: 1 });
+    expect(await eventsAfter(before)).toEqual([
+      { type: 'attempt.started', campaign: c2, count: 2, at: T0 + 5, items: [item(b2, 1), item(b1, 4)] },
+      { type: 'attempt.started', campaign: c1, count: 1, at: T0 + 5, items: [item(a1, 2)] },
+    ]);
   });
 });

@@ -4,7 +4,7 @@ import { consented } from '../shared/consent.js';
 import type { Executor } from '../../db/index.js';
 import { PostgresEventStore } from '../events.js';
 import type { AttemptOpening, ClaimRequest, Closing } from '../queue.js';
-import { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld, SharedQueueStore } from '../shared/queue.js';
+import { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld, SharedQueueStore, startedItem } from '../shared/queue.js';
 import { plannedWithValues } from '../../db/planned.js';
 
 /** the due time, exactly as the index expression spells it (migration 0002) */
@@ -93,7 +93,7 @@ function claimStatement(r: ClaimRequest) {
 
 export class PostgresQueueStore extends SharedQueueStore {
   protected readonly due = due;
-  protected override readonly claimWritesEvent = true;
+  protected override readonly statementsWriteEvents = true;
 
   protected on(ex: Executor): PostgresQueueStore {
     return new PostgresQueueStore(this.db, ex, new PostgresEventStore(ex));
@@ -136,9 +136,11 @@ export class PostgresQueueStore extends SharedQueueStore {
    * version of the row and, the leads' pages being full, an entry in each of
    * its 13 indexes.
    */
-  protected async openRows(batch: readonly AttemptOpening[]): Promise<Set<string>> {
+  protected async openRows(batch: readonly AttemptOpening[], now: number): Promise<Set<string>> {
+    if (batch.length === 0) return new Set();
     const input = JSON.stringify(
-      batch.map((o) => ({
+      batch.map((o, ord) => ({
+        ord,
         seq: o.lead.seq,
         worker: o.lead.claimedBy,
         claimedAt: o.lead.claimedAt,
@@ -148,24 +150,39 @@ export class PostgresQueueStore extends SharedQueueStore {
         startedAt: o.startedAt,
         phone: o.phoneNumber,
         deadline: o.deadlineAt,
+        item: JSON.stringify(startedItem(o)),
       })),
     );
+    // The attempt.started events too (one per campaign, in the order of the batch, as the shared
+    // open writes them; their items the text JSON.stringify gives), and their NOTIFY.
     const { rows } = await sql<{ attempt_id: string }>`
       with input as (
-        select * from json_to_recordset(${input}::json) as i(seq bigint, worker text, "claimedAt" bigint, "attemptId" text, "leadId" text,
-          attempt int, "startedAt" bigint, phone text, deadline bigint)
+        select * from json_to_recordset(${input}::json) as i(ord int, seq bigint, worker text, "claimedAt" bigint, "attemptId" text,
+          "leadId" text, attempt int, "startedAt" bigint, phone text, deadline bigint, item text)
       ),
       held as (
         select l.seq, l.campaign_id from leads l join input i on l.seq = i.seq
         where l.claimed_by = i.worker and l.claimed_at = i."claimedAt"
         for no key update of l
+      ),
+      opened as (
+        insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, started_at, success, phone_number, worker,
+          claimed_at, state, counts, deadline_at)
+        select i."attemptId", i."leadId", h.campaign_id, c.company_id, i.attempt, i."startedAt", 0, i.phone, i.worker,
+          i."claimedAt", 'open', 1, i.deadline
+        from input i join held h on h.seq = i.seq join campaigns c on c.id = h.campaign_id
+        returning attempt_id, campaign_id, company_id
+      ),
+      started as (
+        insert into events (type, company_id, campaign_id, created_at, count, items)
+        select 'attempt.started', g.company_id, g.campaign_id, ${now}, g.n, g.items from (
+          select o.campaign_id, o.company_id, count(*) as n, '[' || string_agg(i.item, ',' order by i.ord) || ']' as items, min(i.ord) as first
+          from opened o join input i on i."attemptId" = o.attempt_id group by o.campaign_id, o.company_id
+        ) g
+        order by g.first
+        returning campaign_id
       )
-      insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, started_at, success, phone_number, worker,
-        claimed_at, state, counts, deadline_at)
-      select i."attemptId", i."leadId", h.campaign_id, c.company_id, i.attempt, i."startedAt", 0, i.phone, i.worker,
-        i."claimedAt", 'open', 1, i.deadline
-      from input i join held h on h.seq = i.seq join campaigns c on c.id = h.campaign_id
-      returning attempt_id`.execute(this.ex);
+      select attempt_id, (select count(pg_notify('leadline_events', campaign_id)) from started) as notified from opened`.execute(this.ex);
     return new Set(rows.map((r) => r.attempt_id));
   }
 

@@ -131,8 +131,11 @@ export abstract class SharedClaimStore {
   protected abstract on(ex: Executor): SharedClaimStore;
   /** the claim statement(s), in the transaction `claim` opened; `r.limit` already counts the free slots */
   protected abstract claimRows(r: ClaimRequest): Promise<ClaimRow[]>;
-  /** claimRows writes the claim's lead.status_changed event itself (PostgreSQL: in the claim statement) */
-  protected readonly claimWritesEvent: boolean = false;
+  /**
+   * The claim and opening statements write their own events (PostgreSQL: claimRows the claim's
+   * lead.status_changed, openRows the attempt.started of the calls it opens)
+   */
+  protected readonly statementsWriteEvents: boolean = false;
   abstract claimPlan(r: ClaimRequest): Promise<string[]>;
   abstract nextDue(campaignId: string, now: number | null): Promise<number | null>;
   /** nextDue(id, null) of each campaign; one statement each here (in-process SQLite), one for all on PostgreSQL */
@@ -172,7 +175,7 @@ export abstract class SharedClaimStore {
       const limit = Math.min(r.limit, free);
       if (limit < 1) return { leads: [], free: Math.max(0, free), awaiting: await self.awaiting(r.campaignId) };
       const leads = claimedLeads(await self.claimRows({ ...r, limit }), r);
-      if (self.claimWritesEvent) return { leads, free, awaiting: 0 };
+      if (self.statementsWriteEvents) return { leads, free, awaiting: 0 };
       const started = leads.filter((l) => l.previousStatus !== CLAIMED_STATUS);
       const items = started.map((l) => statusItem(l.id, l.externalId, l.previousStatus, CLAIMED_STATUS));
       await self.events.append({ type: 'lead.status_changed', campaignId: r.campaignId, items, now: r.now });

@@ -23,10 +23,18 @@ import { pendingAttempts } from './pending.js';
 
 export { CLAIMED_STATUS, type ClaimRow, dueTime, iso, notListed, unheld } from './claims.js';
 
+/** an attempt.started event's item */
+export const startedItem = (o: AttemptOpening) => ({
+  leadId: o.lead.id,
+  externalId: o.lead.externalId,
+  attemptId: o.attemptId,
+  attempt: o.lead.attempts + 1,
+});
+
 /** The queue: claims (claims.ts), and the attempts written under them. */
 export abstract class SharedQueueStore extends SharedClaimStore implements QueueStore {
   /** for each opening whose claim still holds, the attempt row, open; the attempt ids written */
-  protected abstract openRows(batch: readonly AttemptOpening[]): Promise<Set<string>>;
+  protected abstract openRows(batch: readonly AttemptOpening[], now: number): Promise<Set<string>>;
   /** closes the attempts still open among `batch`; their ids */
   protected abstract closeRows(batch: readonly Closing[], closedBy: string): Promise<Set<string>>;
   /** the moves of `batch` whose fence still holds; the seqs moved */
@@ -49,23 +57,23 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
         batch.filter((o) => !listed.has(key(o))),
         now,
       );
-      const opened = await self.openRows(batch.filter((o) => !listed.has(key(o)) && !held.has(o.attemptId)));
+      const opened = await self.openRows(
+        batch.filter((o) => !listed.has(key(o)) && !held.has(o.attemptId)),
+        now,
+      );
       const missing = batch.filter((o) => !opened.has(o.attemptId)).map((o) => o.lead.seq);
       const present = new Set<number>();
       if (missing.length > 0)
         for (const r of await self.ex.selectFrom('leads').select('seq').where('seq', 'in', missing).execute()) present.add(Number(r.seq));
-      for (const [campaignId, group] of groupBy(
-        batch.filter((o) => opened.has(o.attemptId)),
-        (o) => o.lead.campaignId,
-      )) {
-        const items = group.map((o) => ({
-          leadId: o.lead.id,
-          externalId: o.lead.externalId,
-          attemptId: o.attemptId,
-          attempt: o.lead.attempts + 1,
-        }));
-        await self.events.append({ type: 'attempt.started', campaignId, items, now });
-      }
+      if (!self.statementsWriteEvents)
+        await self.events.append(
+          ...[
+            ...groupBy(
+              batch.filter((o) => opened.has(o.attemptId)),
+              (o) => o.lead.campaignId,
+            ),
+          ].map(([campaignId, group]): NewEvents => ({ type: 'attempt.started', campaignId, items: group.map(startedItem), now })),
+        );
       return batch.map((o): OpenResult => {
         if (opened.has(o.attemptId)) return 'opened';
         if (listed.has(key(o))) return 'do-not-call';
