@@ -47,9 +47,9 @@ describe('the statement journal of SQLite write transactions', () => {
     // every one of these writes its events in its transaction: what temp_store is there
     const seen: number[] = [];
     const append = KyselyEventStore.prototype.append;
-    const spy = vi.spyOn(KyselyEventStore.prototype, 'append').mockImplementation(async function (this: KyselyEventStore, e) {
+    const spy = vi.spyOn(KyselyEventStore.prototype, 'append').mockImplementation(async function (this: KyselyEventStore, ...events) {
       seen.push(await tempStore((this as unknown as { ex: Executor }).ex));
-      return append.call(this, e);
+      return append.apply(this, events);
     });
     try {
       const rows = newIds('ld_', 2).map((id, i) => ({

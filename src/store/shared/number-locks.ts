@@ -23,8 +23,9 @@ export const numberKey = (companyId: string, phoneNumber: string) => `${companyI
  * took two: bench row 7), each number once and in one order (byte order of
  * its key), so that two dialers' batches never wait on each other in a
  * cycle. The aggregate reads the sorted keys in order, taking each lock as it
- * comes; the statement after it reads with a snapshot taken once they are all
- * held.
+ * comes (what PostgreSQL does with a sorted subquery it cannot flatten, though
+ * SQL does not promise it; a deadlock it caused would be retried, db/retry.ts);
+ * the statement after it reads with a snapshot taken once they are all held.
  */
 export async function companiesLockingNumbers(
   db: Db,
