@@ -34,7 +34,7 @@ export function printAfterLogs(logger: Logger, text: string): void {
  */
 export function loggableUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q < 0) return url;
+  if (q < 0 || !mayHoldNumber(url, q)) return url;
   const query = url
     .slice(q + 1)
     .split('&')
@@ -48,6 +48,17 @@ export function loggableUrl(url: string): string {
     })
     .join('&');
   return `${url.slice(0, q)}?${query}`;
+}
+
+/**
+ * Whether the query may need redacting at all: a name that reads "phone…" is
+ * there as such unless percent-encoded, and a phone-like value has 6 digits in
+ * a row. Most request URLs (a campaign's page: ?campaignId=…&limit=…) have
+ * neither, and are logged without being split and rebuilt: that took a few
+ * microseconds of every small request (bench row 5).
+ */
+function mayHoldNumber(url: string, q: number): boolean {
+  return url.includes('%', q) || /phone|[0-9]{6}/i.test(url.slice(q));
 }
 
 function decodeName(name: string): string {

@@ -30,6 +30,16 @@ describe('loggableUrl', () => {
     );
     expect(loggableUrl('/api/health')).toBe('/api/health');
   });
+
+  it('redacts whatever spelling of the name or number reaches it, and leaves a query without either as it came', () => {
+    expect(loggableUrl('/api/v1/dnc?%70honeNumber=abc')).toBe('/api/v1/dnc?%70honeNumber=[redacted]');
+    expect(loggableUrl('/api/v1/dnc?PHONENUMBER=abc&x=1')).toBe('/api/v1/dnc?PHONENUMBER=[redacted]&x=1');
+    expect(loggableUrl('/api/v1/leads?externalId=123456')).toBe('/api/v1/leads?externalId=[redacted]');
+    expect(loggableUrl('/api/v1/leads?externalId=crm%2D42')).toBe('/api/v1/leads?externalId=crm%2D42');
+    expect(loggableUrl('/api/v1/leads?externalId=12345&limit=1')).toBe('/api/v1/leads?externalId=12345&limit=1');
+    const page = '/api/v1/leads?campaignId=cp_1BvYS4b6MSKyjJIVZ59Ucw&limit=1';
+    expect(loggableUrl(page)).toBe(page);
+  });
 });
 
 describe.each(await availableStores())('phone numbers in the request log on %s', (kind) => {
