@@ -258,6 +258,19 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     ]);
   });
 
+  it('a close of an attempt already closed moves no lead, even one whose claim still holds', async () => {
+    const c = await makeCampaign(db);
+    const [id] = await seedLeads(db, c, [{}]);
+    const [lead] = await claim(c);
+    const plan = planAttempt(lead!, attempt());
+    expect(await open(lead!, plan.attemptId)).toBe('opened');
+    // closed first by something that moved no lead (a close that found no lead to move)
+    expect(await db.queue.close([{ ...plan, move: null }], 'recovery', T0 + 500)).toEqual([{ result: 'gone' }]);
+    expect(await db.queue.close([plan], 'dialer', T0 + 1000)).toEqual([{ result: 'already closed' }]);
+    // the lead is as the claim left it: held, no attempt counted, no move made by the second close
+    expect(await leadRow(db, id!)).toMatchObject({ status: 'attempting', attempts: 0, claimed_by: 'w1' });
+  });
+
   it('refuses to open an attempt for a lead deleted or a claim lost before the call', async () => {
     const c = await makeCampaign(db);
     const [gone, lost] = await seedLeads(db, c, [{}, {}]);

@@ -35,10 +35,11 @@ export const startedItem = (o: AttemptOpening) => ({
 export abstract class SharedQueueStore extends SharedClaimStore implements QueueStore {
   /** for each opening whose claim still holds, the attempt row, open; the attempt ids written */
   protected abstract openRows(batch: readonly AttemptOpening[], now: number): Promise<Set<string>>;
-  /** closes the attempts still open among `batch`; their ids */
-  protected abstract closeRows(batch: readonly Closing[], closedBy: string): Promise<Set<string>>;
-  /** the moves of `batch` whose fence still holds; the seqs moved */
-  protected abstract moveLeads(batch: readonly Closing[]): Promise<Set<number>>;
+  /**
+   * Closes the attempts still open among `batch`, and makes the moves of the ones it closed
+   * whose fence still holds: the attempt ids closed, and the seqs moved
+   */
+  protected abstract closeAndMove(batch: readonly Closing[], closedBy: string): Promise<{ closed: Set<string>; moved: Set<number> }>;
 
   /**
    * The claims are checked by updates of the leads' own rows, which on
@@ -173,12 +174,11 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
     // emoji): made storable, so PostgreSQL records the close as SQLite does instead of refusing it.
     const batch = given.map((c) => ({ ...c, outcome: toStorable(c.outcome), reason: c.reason === null ? null : toStorable(c.reason) }));
     return this.inWriteTx(async (self) => {
-      const closed = await self.closeRows(batch, closedBy);
+      const { closed, moved } = await self.closeAndMove(batch, closedBy);
       await self.listAsked(
         batch.filter((c) => c.outcome === DO_NOT_CALL && closed.has(c.attemptId)),
         now,
       );
-      const moved = await self.moveLeads(batch.filter((c) => c.move !== null && closed.has(c.attemptId)));
       const lost = batch.filter((c) => c.move !== null && closed.has(c.attemptId) && !moved.has(c.move.seq)).map((c) => c.move!.seq);
       const present = new Set<number>();
       if (lost.length > 0)

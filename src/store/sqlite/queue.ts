@@ -116,7 +116,12 @@ export class SqliteQueueStore extends SharedQueueStore {
     return opened;
   }
 
-  protected async closeRows(batch: readonly Closing[], closedBy: string): Promise<Set<string>> {
+  protected async closeAndMove(batch: readonly Closing[], closedBy: string): Promise<{ closed: Set<string>; moved: Set<number> }> {
+    const closed = await this.closeRows(batch, closedBy);
+    return { closed, moved: await this.moveLeads(batch.filter((c) => closed.has(c.attemptId))) };
+  }
+
+  private async closeRows(batch: readonly Closing[], closedBy: string): Promise<Set<string>> {
     const closed = new Set<string>();
     for (const c of batch) {
       const { numAffectedRows } = await sql`update attempts
@@ -128,7 +133,7 @@ export class SqliteQueueStore extends SharedQueueStore {
     return closed;
   }
 
-  protected async moveLeads(batch: readonly Closing[]): Promise<Set<number>> {
+  private async moveLeads(batch: readonly Closing[]): Promise<Set<number>> {
     const moved = new Set<number>();
     for (const { move: m, counts } of batch) {
       if (m === null) continue;
