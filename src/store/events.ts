@@ -138,22 +138,16 @@ export class KyselyEventStore implements EventStore {
   }
 
   /**
-   * One event: its row from the campaign's. More: a VALUES list in the order given, which the
-   * ids follow (its casts because a VALUES column of parameters is text to PostgreSQL; a CTE
-   * names its columns because SQLite takes no column list after a subquery's alias).
+   * A VALUES list in the order given, which the ids follow (its casts because a VALUES column of
+   * parameters is text to PostgreSQL; a CTE names its columns because SQLite takes no column list
+   * after a subquery's alias); each row's company from its campaign's.
    */
   protected insert(events: readonly NewEvents[]) {
-    const head = sql`insert into events (type, company_id, campaign_id, created_at, count, items)`;
-    if (events.length === 1) {
-      const e = events[0]!;
-      return sql`${head}
-        select ${e.type}, company_id, id, ${e.now}, ${e.items.length}, ${JSON.stringify(e.items)} from campaigns where id = ${e.campaignId}`;
-    }
     const values = events.map(
       (e, i) =>
         sql`(${sql.lit(i)}, ${e.type}, ${e.campaignId}, cast(${e.now} as bigint), cast(${e.items.length} as integer), ${JSON.stringify(e.items)})`,
     );
-    return sql`${head}
+    return sql`insert into events (type, company_id, campaign_id, created_at, count, items)
       with v(ord, type, campaign_id, created_at, count, items) as (values ${sql.join(values)})
       select v.type, c.company_id, c.id, v.created_at, v.count, v.items from v
       join campaigns c on c.id = v.campaign_id order by v.ord`;

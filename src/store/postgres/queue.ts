@@ -202,7 +202,7 @@ export class PostgresQueueStore extends SharedQueueStore {
         r: c.reason,
         d: c.durationSeconds,
         n: c.counts ? 1 : 0,
-        ...(c.move === null ? {} : { ...c.move }),
+        ...c.move,
       })),
     );
     const { rows } = await sql<{ attempt_id: string | null; seq: number | null }>`
@@ -221,7 +221,7 @@ export class PostgresQueueStore extends SharedQueueStore {
         update leads l
         set status = i."to", attempts = i.prev + i.n, claimed_by = null, claimed_at = null, next_attempt_at = i.next
         from input i join closed on closed.attempt_id = i.id
-        where i.seq is not null and l.seq = i.seq and l.claimed_by = i.worker and l.claimed_at = i."claimedAt"
+        where l.seq = i.seq and l.claimed_by = i.worker and l.claimed_at = i."claimedAt"
           and l.status = i."from" and l.attempts = i.prev
         returning l.seq
       )
