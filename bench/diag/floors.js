@@ -33,7 +33,7 @@ const LIST = 8000;
 
 const FORMS = {
   sqlite: {
-    bulk: ['values', 'values-notexists', 'values-adaptive', 'values-lookup', 'values-jsonlookup', 'json', 'rows-tx'],
+    bulk: ['values', 'values-notexists', 'values-adaptive', 'values-lookup', 'values-jsonlookup', 'values-grouplookup', 'json', 'rows-tx'],
     list: ['rowjson', 'db', 'rows'],
   },
   postgres: {

@@ -4,11 +4,12 @@
  * count for the same build and requests whatever else the machine is doing
  * (two starts of one build: within 4%), where CPU time per request on the
  * bench machine (a shared VM) moved by a factor of two from one start to the
- * next. For comparing two builds of leadline on the small calls (row 5), or
+ * next. For comparing two builds of leadline on the small calls (row 5) or a
+ * bulk retry (row 2; bench/lib/data.js diagLoad), or
  * leadline against its floor. Printed twice: in all, and without V8's
  * optimizing compiler, whose background threads are counted too.
  *
- * Usage: npm run build && node bench/diag/instructions.js [list|create] [sqlite|postgres] [requests] [repo ...]
+ * Usage: npm run build && node bench/diag/instructions.js [list|create|retry] [sqlite|postgres] [requests] [repo ...]
  * Each repo (default: this one) is a checkout with dist/ built; its server is
  * started under callgrind, warmed up (WARM_SECONDS, default 60: under valgrind
  * V8's optimizing compiler was still busy after 20), its counts zeroed, and
@@ -20,7 +21,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bulkBody, smallCall } from '../lib/data.js';
+import { diagLoad } from '../lib/data.js';
 import { throughput } from '../lib/load.js';
 import { killAll, leadlineEnv, start } from '../lib/procs.js';
 import { createStore } from '../lib/stores.js';
@@ -41,7 +42,7 @@ try {
   const key = await store.key('instructions');
   await store.db.close();
   const H = { 'x-api-key': key };
-  const make = smallCall(what, campaign, H);
+  const { seed, make } = diagLoad(what, campaign, H);
   for (const [i, repo] of (repos.length ? repos : [ROOT]).entries()) {
     const out = join(tmp, `callgrind.${i}`);
     const valgrind = ['--tool=callgrind', `--callgrind-out-file=${out}`];
@@ -58,7 +59,7 @@ try {
       await fetch(`${srv.url}/api/v1/leads/bulk`, {
         method: 'POST',
         headers: { ...H, 'content-type': 'application/json' },
-        body: bulkBody(campaign, 10),
+        body: seed,
       });
     const warm = await throughput(srv.url, make, { connections: 10, seconds: Number(process.env.WARM_SECONDS ?? 60) });
     execFileSync('callgrind_control', ['-z', String(srv.pid)], VGDB); // counts start here

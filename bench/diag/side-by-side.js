@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 /**
- * Two or more builds of leadline under the same small-call load at the same
- * time (row 5's list limit=1 or single create), each given an equal share of
+ * Two or more builds of leadline under the same load at the same time (row
+ * 5's list limit=1 or single create, or row 2's retry of 1000 leads that are
+ * all there: bench/lib/data.js diagLoad), each given an equal share of
  * 50 connections, and each one's server CPU per request. On the bench machine
  * (a shared VM) CPU per request moved by ±20% from one minute to the next;
  * loaded side by side, every build sees the same minute, so a round's figures
  * can be compared with each other even when they cannot be compared with the
  * next round's. Run a build twice (two labels) to see what is noise.
  *
- * Usage: npm run build && node bench/diag/side-by-side.js [list|create] [sqlite|postgres] [seconds] [rounds] label=repo ...
+ * Usage: npm run build && node bench/diag/side-by-side.js [list|create|retry] [sqlite|postgres] [seconds] [rounds] label=repo ...
  * Each repo is a checkout with dist/ built (default: this one), e.g.
  * `git worktree add /tmp/base HEAD~1 && cd /tmp/base && ln -s $OLDPWD/node_modules && npm run build`.
  */
@@ -16,7 +17,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bulkBody, smallCall } from '../lib/data.js';
+import { diagLoad } from '../lib/data.js';
 import { throughput } from '../lib/load.js';
 import { killAll, leadlineEnv, start } from '../lib/procs.js';
 import { createStore } from '../lib/stores.js';
@@ -38,12 +39,12 @@ try {
     const env = leadlineEnv({ DATABASE_URL: store.url });
     servers.push({ label, srv: await start(label, [bin, 'serve'], env, '/api/health', join(tmp, `${servers.length}.log`)) });
   }
+  const { seed, make } = diagLoad(what, campaign, H);
   await fetch(`${servers[0].srv.url}/api/v1/leads/bulk`, {
     method: 'POST',
     headers: { ...H, 'content-type': 'application/json' },
-    body: bulkBody(campaign, 10),
+    body: seed,
   });
-  const make = smallCall(what, campaign, H);
   const connections = Math.ceil(50 / servers.length);
   for (const { srv } of servers) await throughput(srv.url, make, { connections, seconds: 2 });
   const totals = servers.map(() => ({ answered: 0, cpu: 0 }));

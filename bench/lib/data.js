@@ -27,6 +27,19 @@ export function singleBody(campaignId) {
   return JSON.stringify({ campaignId, ...lead(next++) });
 }
 
+/**
+ * The diag tools' loads (bench/diag/side-by-side.js, instructions.js): row 5's
+ * small calls, or row 2's `retry`, the same 1000 leads sent again and again
+ * (every lead is there, so nothing is written and every request does the same
+ * work). `seed` is the bulk body sent once before the load.
+ */
+export function diagLoad(what, campaignId, headers) {
+  if (what !== 'retry') return { seed: bulkBody(campaignId, 10), make: smallCall(what, campaignId, headers) };
+  const body = bulkBody(campaignId, 1000);
+  const json = { ...headers, 'content-type': 'application/json' };
+  return { seed: body, make: () => ({ method: 'POST', path: '/api/v1/leads/bulk', headers: json, body }) };
+}
+
 /** row 5's small calls, as load.js's request makers: `list` (limit=1) or `create` (one new lead) */
 export function smallCall(what, campaignId, headers) {
   return what === 'list'

@@ -7,6 +7,7 @@ import { check, fetchText } from './checks.js';
 const PATH = '/api/v1/leads/bulk';
 /** the floor's bulk forms (bench/floor/sqlite.js, postgres.js), as the notes name them */
 const FORMS = {
+  'values-grouplookup': 'multi-row VALUES',
   'values-lookup': 'multi-row VALUES',
   'json-lookup': 'one JSON parameter',
 };

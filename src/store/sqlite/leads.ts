@@ -82,12 +82,20 @@ export class SqliteLeadStore extends SharedLeadStore {
     return rows;
   }
 
-  /** only the column is read, so the campaign's unique index on it answers without reading the leads (a retry's lookup: 1000 fewer row reads) */
+  /**
+   * Only the column is read, so the campaign's unique index on it answers
+   * without reading the leads (a retry's lookup: 1000 fewer row reads). The
+   * values found come back as one JSON array, not a row each: better-sqlite3
+   * makes a JavaScript object of every row, which for 1000 found cost nearly
+   * as much as the lookup itself (in-process, 1000 of a campaign in a table of
+   * 60,000: 830-860 µs with a row each, 460-490 µs as one array).
+   */
   async taken(campaignId: string, column: 'external_id' | 'phone_number', values: readonly string[]): Promise<Set<string>> {
     if (values.length === 0) return new Set();
-    const { rows } = await sql<{ v: string }>`select ${sql.ref(`l.${column}`)} as v from json_each(${JSON.stringify(values)}) j
+    const { rows } = await sql<{ found: string }>`select json_group_array(${sql.ref(`l.${column}`)}) as found
+      from json_each(${JSON.stringify(values)}) j
       cross join leads l where l.campaign_id = ${campaignId} and ${sql.ref(`l.${column}`)} = j.value`.execute(this.ex);
-    return new Set(rows.map((r) => r.v));
+    return new Set(JSON.parse(rows[0]!.found) as string[]);
   }
 
   /**
