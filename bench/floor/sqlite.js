@@ -107,11 +107,11 @@ export function openSqlite(path, { bulk = 'values-grouplookup', list = 'rowjson'
   };
   // the identifiers as one JSON parameter, each probing the unique index
   // (CROSS JOIN keeps json_each outside); one text whatever the batch's size
+  const probes = (column) => `from json_each(?) j cross join leads l where l.campaign_id = ? || '' and l.${column} = j.value`;
   const jsonLookup = (campaignId, column, values) => {
     const found = new Set();
     if (values.length === 0) return found;
-    const text = () =>
-      `select l.${column} as v from json_each(?) j cross join leads l where l.campaign_id = ? || '' and l.${column} = j.value`;
+    const text = () => `select l.${column} as v ${probes(column)}`;
     for (const r of statement(`json-${column}`, text).all(JSON.stringify(values), campaignId)) found.add(r.v);
     return found;
   };
@@ -121,8 +121,7 @@ export function openSqlite(path, { bulk = 'values-grouplookup', list = 'rowjson'
   // which for 1000 found cost nearly as much as the probes (leadline's form)
   const groupLookup = (campaignId, column, values) => {
     if (values.length === 0) return new Set();
-    const text = () =>
-      `select json_group_array(l.${column}) as v from json_each(?) j cross join leads l where l.campaign_id = ? || '' and l.${column} = j.value`;
+    const text = () => `select json_group_array(l.${column}) as v ${probes(column)}`;
     return new Set(JSON.parse(statement(`group-${column}`, text).get(JSON.stringify(values), campaignId).v));
   };
 
