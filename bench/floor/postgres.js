@@ -114,8 +114,9 @@ export function openPostgres(url, { bulk = 'json-lookup', list = 'rowjson', outb
     // sorts (ordinality comes in order).
     options: '-c enable_sort=off -c enable_incremental_sort=off',
   });
-  // pool.query passes pg a callback (BENCHMARKS.md item 8: pg's promise form
-  // costs a large result several times the garbage collection)
+  // pool.query passes pg a callback (docs/perf-log.md, "What profiling found",
+  // item 8: pg's promise form costs a large result several times the garbage
+  // collection)
   const run = (config, values) =>
     new Promise((resolve, reject) => pool.query(config, values, (err, r) => (err ? reject(err) : resolve(r.rows))));
   const ids = (rows) => rows.map((r) => r.id);

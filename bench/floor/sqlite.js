@@ -20,9 +20,10 @@ function openDriver(path) {
 }
 
 // Every value the planner could look at is bound inside an expression (`? ||
-// ''`, `? + 0`), as leadline's list statement does (BENCHMARKS.md item 14):
-// SQLite is built with STAT4, so on an analyzed database a bare parameter
-// compared with an indexed column re-prepares the statement on every run.
+// ''`, `? + 0`), as leadline's list statement does (docs/perf-log.md, "What
+// profiling found", item 14): SQLite is built with STAT4, so on an analyzed
+// database a bare parameter compared with an indexed column re-prepares the
+// statement on every run.
 const PAGE_WHERE = `campaign_id = ? || '' and seq > ? + 0 order by seq limit ? + 0`;
 const TUPLE = `(?,?,?,?,?,?,?,'raw',0,?)`;
 const PER_ROW = 8;

@@ -105,7 +105,7 @@ export function writeScaleReport(path, table, seconds) {
 
 /**
  * Each full run also keeps its rows as bench/results/node<major>.json, so that
- * a run on another Node (see "Node 20 and Node 24" in BENCHMARKS.md) can be set
+ * a run on another Node (see "Node versions side by side" in BENCHMARKS.md) can be set
  * beside the last one on this Node without running both in one process.
  */
 function sideBySide(dir, rows, m) {
