@@ -42,6 +42,8 @@ export interface ServerLimits {
   readonly maxHeaderSize: number;
   /** open sockets beyond this are closed on accept, so file descriptors never run out (0: no cap) */
   readonly maxConnections: number;
+  /** on SIGTERM, how long requests still in flight may keep their connections before they are cut */
+  readonly shutdownGraceMs: number;
 }
 
 export interface Config {
@@ -109,13 +111,7 @@ function shown(raw: string): string {
   return url.href;
 }
 
-function tryUrl(value: string): URL | undefined {
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
-}
+const tryUrl = (value: string): URL | undefined => (URL.canParse(value) ? new URL(value) : undefined);
 
 /** the spellings of ?pgbouncer= read as yes and no; anything else is refused rather than read as no */
 const FLAG: Readonly<Record<string, 'true' | 'false'>> = { true: 'true', yes: 'true', 1: 'true', false: 'false', no: 'false', 0: 'false' };
@@ -254,6 +250,7 @@ function serverLimits(env: Env): ServerLimits {
     maxRequestsPerSocket: int(env, 'MAX_REQUESTS_PER_SOCKET', 0),
     maxHeaderSize: int(env, 'MAX_HEADER_SIZE_BYTES', 16 * 1024, 1024),
     maxConnections: int(env, 'MAX_CONNECTIONS', 10_000),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 5000, 0, MAX_TIMER_MS),
   };
   // Node refuses a head deadline later than the whole request's.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {

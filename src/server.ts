@@ -151,12 +151,32 @@ async function startServer(config: Config, opts: ServeOptions = {}): Promise<Run
   const close = () =>
     (closing ??= (async () => {
       await deliverer?.stop(); // requests cut short stay unsent: the next round of any instance sends them
-      await app.close(); // stops accepting, waits for in-flight requests
+      await drain(app, config.server.shutdownGraceMs);
       await limiter.close();
       await stopStatistics();
       await store.close();
     })());
   return { app, url: address, close };
+}
+
+/**
+ * Stops accepting and waits for the requests in flight, for at most `graceMs`;
+ * then cuts the connections still open. Node stops enforcing
+ * REQUEST_TIMEOUT_MS once its server is closing, so without a bound one client
+ * stalled halfway through a body held a SIGTERM'd server for 60-74 s (its
+ * socket's idle and keep-alive timeouts), past a container's stop timeout
+ * (Docker's is 10 s), which then kills it.
+ */
+async function drain(app: FastifyInstance, graceMs: number): Promise<void> {
+  const cut = setTimeout(() => {
+    app.log.warn({ graceMs }, 'requests still in flight after SHUTDOWN_GRACE_MS: closing their connections');
+    app.server.closeAllConnections();
+  }, graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
 }
 
 /** Runs until SIGTERM/SIGINT, then drains and exits. */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/server-process.js';
 import { startServerProcess } from '../helpers/server-process.js';
+import { connect } from '../reliability/sockets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'leadline-cli-'));
 const DATABASE_URL = `sqlite:${join(dir, 'cli.db')}`;
@@ -183,5 +184,23 @@ describe('leadline serve', () => {
     const list = await fetch(`${second.url}/api/v1/leads?campaignId=${campaignId}`, { headers: { 'x-api-key': key! } });
     expect((await list.json()).data.count).toBe(1);
     expect(await second.stop('SIGINT')).toBe(0);
+  });
+
+  it('cuts a request still arriving SHUTDOWN_GRACE_MS after SIGTERM, then exits', async () => {
+    const server = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, 'stalled.db')}`, SHUTDOWN_GRACE_MS: '1000' });
+    // A body that stops halfway and never finishes. Node no longer applies REQUEST_TIMEOUT_MS
+    // once its server is closing: before the grace, this held the server for over a minute.
+    const client = await connect(Number(new URL(server.url).port));
+    client.socket.write(
+      'POST /api/v1/leads HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"campaignId":',
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    const took = Date.now() - signalled;
+    await client.closed;
+    expect(took).toBeGreaterThanOrEqual(900); // the grace was given
+    expect(took).toBeLessThan(10_000);
   });
 });

@@ -77,6 +77,9 @@ describe('the parser', () => {
     refused({ RATE_LIMIT_PER_MINUTE: '9007199254740993' }, 'RATE_LIMIT_PER_MINUTE');
     refused({ REQUEST_TIMEOUT_MS: String(2 ** 31) }, 'REQUEST_TIMEOUT_MS');
     expect(loadConfig({ REQUEST_TIMEOUT_MS: String(2 ** 31 - 1) }).server.requestTimeoutMs).toBe(2 ** 31 - 1);
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: '0' }).server.shutdownGraceMs).toBe(0);
+    refused({ SHUTDOWN_GRACE_MS: String(2 ** 31) }, 'SHUTDOWN_GRACE_MS');
+    refused({ SHUTDOWN_GRACE_MS: '-1' }, 'SHUTDOWN_GRACE_MS');
     refused({ PG_STATEMENT_TIMEOUT_MS: '0' }, /^PG_STATEMENT_TIMEOUT_MS must be at least 1/);
     refused({ PG_STATEMENT_TIMEOUT_MS: String(2 ** 31 - 1) }, 'PG_STATEMENT_TIMEOUT_MS'); // + 1 s client-side
   });

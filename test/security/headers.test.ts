@@ -138,6 +138,7 @@ describe('server limits configuration', () => {
       maxRequestsPerSocket: 0,
       maxHeaderSize: 16_384,
       maxConnections: 10_000,
+      shutdownGraceMs: 5000,
     });
   });
 
@@ -150,6 +151,7 @@ describe('server limits configuration', () => {
       MAX_REQUESTS_PER_SOCKET: '100',
       MAX_HEADER_SIZE_BYTES: '8192',
       MAX_CONNECTIONS: '50',
+      SHUTDOWN_GRACE_MS: '500',
     }).server;
     expect(server).toEqual({
       headersTimeoutMs: 1000,
@@ -159,6 +161,7 @@ describe('server limits configuration', () => {
       maxRequestsPerSocket: 100,
       maxHeaderSize: 8192,
       maxConnections: 50,
+      shutdownGraceMs: 500,
     });
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' })).toThrow(ConfigError);
     expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' })).toThrow(ConfigError);
