@@ -17,14 +17,13 @@
  * minutes. `floor` in place of a repo counts the bench's floor server instead.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diagLoad } from '../lib/data.js';
 import { throughput } from '../lib/load.js';
 import { killAll, leadlineEnv, start } from '../lib/procs.js';
-import { createStore } from '../lib/stores.js';
+import { diagStore } from '../lib/stores.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const [what = 'list', kind = 'sqlite', requestsArg = '3000', ...repos] = process.argv.slice(2);
@@ -35,13 +34,8 @@ const requests = Number(requestsArg);
 const VGDB_ENV = { USER: process.env.USER || 'root', HOST: '127.0.0.1' };
 const VGDB = { env: { ...process.env, ...VGDB_ENV } };
 
-const tmp = mkdtempSync(join(tmpdir(), 'leadline-instructions-'));
-const store = await createStore(kind, tmp);
+const { tmp, store, campaign, headers: H } = await diagStore(kind, 'instructions');
 try {
-  const campaign = await store.campaign('instructions');
-  const key = await store.key('instructions');
-  await store.db.close();
-  const H = { 'x-api-key': key };
   const { seed, make } = diagLoad(what, campaign, H);
   for (const [i, repo] of (repos.length ? repos : [ROOT]).entries()) {
     const out = join(tmp, `callgrind.${i}`);

@@ -12,28 +12,22 @@
  * Usage: npm run build && node bench/diag/profile.js [list|create|retry] [sqlite|postgres] [seconds] [connections] [leadline|floor|both]
  * The profiles stay in bench/profiles/ (ignored by git) for Chrome's DevTools.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diagLoad } from '../lib/data.js';
 import { throughput } from '../lib/load.js';
 import { killAll, startFloor, startLeadline } from '../lib/procs.js';
-import { createStore } from '../lib/stores.js';
+import { diagStore } from '../lib/stores.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const [what = 'retry', kind = 'sqlite', seconds = '15', connections = '4', which = 'both'] = process.argv.slice(2);
 const SHOWN = 25;
 
-const tmp = mkdtempSync(join(tmpdir(), 'leadline-profile-'));
-const store = await createStore(kind, tmp);
+const { tmp, store, campaign, headers: H } = await diagStore(kind, 'profile');
 try {
-  const campaign = await store.campaign('profile');
-  const key = await store.key('profile');
-  await store.db.close();
-  const H = { 'x-api-key': key };
   const { seed, make } = diagLoad(what, campaign, H);
-  for (const name of which === 'both' ? ['leadline', 'floor'] : [which]) {
+  for (const [i, name] of (which === 'both' ? ['leadline', 'floor'] : [which]).entries()) {
     const dir = join(ROOT, 'bench', 'profiles', `${what}-${kind}-${name}`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
@@ -43,8 +37,8 @@ try {
       name === 'leadline'
         ? await startLeadline({ DATABASE_URL: store.url }, log, { nodeArgs })
         : await startFloor(store.url, log, {}, nodeArgs);
-    if (name === 'leadline' || which === 'floor') {
-      // the campaign's leads, once (the retry's are all there from then on)
+    if (i === 0) {
+      // the campaign's leads, once, through the first server (the retry's are all there from then on)
       await fetch(`${srv.url}/api/v1/leads/bulk`, { method: 'POST', headers: { ...H, 'content-type': 'application/json' }, body: seed });
     }
     const run = await throughput(srv.url, make, { connections: Number(connections), seconds: Number(seconds), server: srv });

@@ -1,37 +1,16 @@
 #!/usr/bin/env node
-/**
- * Two or more builds of leadline under the same load at the same time (row
- * 5's list limit=1 or single create, or row 2's retry of 1000 leads that are
- * all there: bench/lib/data.js diagLoad), each given an equal share of
- * 50 connections, and each one's server CPU per request. On the bench machine
- * (a shared VM) CPU per request moved by ±20% from one minute to the next;
- * loaded side by side, every build sees the same minute, so a round's figures
- * can be compared with each other even when they cannot be compared with the
- * next round's. Run a build twice (two labels) to see what is noise.
- *
- * Usage: npm run build && node bench/diag/side-by-side.js [list|create|retry] [sqlite|postgres] [seconds] [rounds] label=repo ...
- * Each repo is a checkout with dist/ built (default: this one), e.g.
- * `git worktree add /tmp/base HEAD~1 && cd /tmp/base && ln -s $OLDPWD/node_modules && npm run build`.
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diagLoad } from '../lib/data.js';
 import { throughput } from '../lib/load.js';
 import { killAll, leadlineEnv, start } from '../lib/procs.js';
-import { createStore } from '../lib/stores.js';
+import { diagStore } from '../lib/stores.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const [what = 'list', kind = 'sqlite', seconds = '5', rounds = '6', ...builds] = process.argv.slice(2);
 
-const tmp = mkdtempSync(join(tmpdir(), 'leadline-side-by-side-'));
-const store = await createStore(kind, tmp);
+const { tmp, store, campaign, headers: H } = await diagStore(kind, 'side-by-side');
 try {
-  const campaign = await store.campaign('side-by-side');
-  const key = await store.key('side-by-side');
-  await store.db.close();
-  const H = { 'x-api-key': key };
   const servers = [];
   for (const build of builds.length ? builds : ['this']) {
     const [label, repo = ROOT] = build.split('=');

@@ -64,6 +64,26 @@ export async function createStore(kind, tmp) {
 }
 
 /**
+ * The diag tools' setup (bench/diag/side-by-side.js, instructions.js,
+ * profile.js): a fresh store of `kind` with one campaign and a write key, its
+ * connection closed so that only the servers use it. `tmp` holds the servers'
+ * logs; `store.drop()` removes the database.
+ */
+export async function diagStore(kind, name) {
+  const tmp = mkdtempSync(join(tmpdir(), `leadline-${name}-`));
+  const store = await createStore(kind, tmp);
+  try {
+    const campaign = await store.campaign(name);
+    const headers = { 'x-api-key': await store.key(name) };
+    await store.db.close();
+    return { tmp, store, campaign, headers };
+  } catch (err) {
+    await store.drop();
+    throw err;
+  }
+}
+
+/**
  * n leads per campaign, one statement each, campaign after campaign: ids,
  * phone numbers and externalIds unique and in creation order, metadata of a
  * realistic size. The indexes that back no constraint are dropped first and
