@@ -13,7 +13,7 @@ import { allows, type Principal, type Scope } from '../auth/principal.js';
 import type { KeyAuthenticator } from '../auth/service.js';
 import { AppError, MESSAGES } from '../errors.js';
 import type { RateLimiter } from '../ratelimit/types.js';
-import { enforce, type Windows } from './limits.js';
+import { enforce, rateHeaders, type Windows } from './limits.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,7 +54,7 @@ export function guard(deps: GuardDeps) {
     // sha256 instead of two (KeyAuthenticator.cached). List limit=1, SQLite, same
     // runs: 66 → 64 µs per request on a quiet machine (81 → 70 in a busy one).
     let principal = typeof value === 'string' && value !== '' ? deps.authenticator.cached(value) : null;
-    if (principal === undefined) principal = await deps.authenticator.authenticate(value as string);
+    if (principal === undefined) principal = await lookUp(deps, request, reply, value as string);
     if (principal === null) {
       // Failed authentication is counted per client IP, so keys cannot be guessed at full speed.
       await enforce(deps.limiter, reply, `ip:${request.ip}`, deps.windows.authFailure, deps.now);
@@ -74,4 +74,22 @@ export function guard(deps: GuardDeps) {
     if (!allows(principal.scope, need)) throw new AppError('insufficient_permissions', MESSAGES.insufficientPermissions);
     request.principal = principal;
   };
+}
+
+/**
+ * The key looked up in the database. When that fails (the database
+ * unreachable), the request is counted per client IP, as a failed
+ * authentication is, so that its 503 carries the X-RateLimit-* headers every
+ * response has (docs/api.md, "Rate limits"). The count never turns the
+ * outage's answer into a 429: the headers say how the address stands, and the
+ * error is the lookup's own. A limiter that fails too leaves the 503 without them.
+ */
+async function lookUp(deps: GuardDeps, request: FastifyRequest, reply: FastifyReply, value: string): Promise<Principal | null> {
+  try {
+    return await deps.authenticator.authenticate(value);
+  } catch (err) {
+    const verdict = await deps.limiter.hit(`ip:${request.ip}`, deps.windows.authFailure).catch(() => null);
+    if (verdict) rateHeaders(reply, verdict);
+    throw err;
+  }
 }

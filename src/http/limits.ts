@@ -55,14 +55,19 @@ export async function enforce(
 ): Promise<Verdict> {
   const verdict = await limiter.hit(bucket, windows);
   const at = now();
-  reply.header('X-RateLimit-Limit', verdict.limit);
-  reply.header('X-RateLimit-Remaining', verdict.remaining);
-  reply.header('X-RateLimit-Reset', Math.ceil(verdict.resetAt / 1000));
+  rateHeaders(reply, verdict);
   if (!verdict.allowed) {
     reply.header('Retry-After', Math.max(1, Math.ceil((verdict.resetAt - at) / 1000)));
     throw new RateLimitError(verdict, at);
   }
   return verdict;
+}
+
+/** the X-RateLimit-* headers of a verdict */
+export function rateHeaders(reply: FastifyReply, verdict: Verdict): void {
+  reply.header('X-RateLimit-Limit', verdict.limit);
+  reply.header('X-RateLimit-Remaining', verdict.remaining);
+  reply.header('X-RateLimit-Reset', Math.ceil(verdict.resetAt / 1000));
 }
 
 /** a key's counted hit, kept on the request so that a body refused unread or unparsed can give it back */
