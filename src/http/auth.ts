@@ -4,8 +4,8 @@
  * (403). Validation and campaign access follow in Fastify and the service.
  *
  * A body is only read after these, so its size is known here only when
- * declared: a Content-Length over the limit is a 413 after authentication
- * and before the key's hit is counted. A body that turns out too large or
+ * declared: a Content-Length over the limit is a 413 after authentication,
+ * and costs the key nothing (describeUncounted). A body that turns out too large or
  * too deep later is refunded (refundBodyRefusals in ./limits.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -13,7 +13,7 @@ import { allows, type Principal, type Scope } from '../auth/principal.js';
 import type { KeyAuthenticator } from '../auth/service.js';
 import { AppError, MESSAGES } from '../errors.js';
 import type { RateLimiter } from '../ratelimit/types.js';
-import { enforce, rateHeaders, type Windows } from './limits.js';
+import { describeUncounted, enforce, rateHeaders, type Windows } from './limits.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -63,12 +63,13 @@ export function guard(deps: GuardDeps) {
       const elsewhere = request.headers.authorization !== undefined;
       throw new AppError('missing_key', elsewhere ? MESSAGES.keyInAuthorization : MESSAGES.missingKey);
     }
-    const declared = request.headers['content-length'];
-    if (declared !== undefined && Number(declared) > deps.bodyLimit) {
-      throw new AppError('payload_too_large', `Request body is larger than ${deps.bodyLimit} bytes`);
-    }
     const windows = config.bulk ? deps.windows.bulk : deps.windows.call;
     const bucket = `key:${principal.keyId}`;
+    const declared = request.headers['content-length'];
+    if (declared !== undefined && Number(declared) > deps.bodyLimit) {
+      await describeUncounted(deps.limiter, reply, bucket, windows);
+      throw new AppError('payload_too_large', `Request body is larger than ${deps.bodyLimit} bytes`);
+    }
     const verdict = await enforce(deps.limiter, reply, bucket, windows, deps.now);
     if (verdict.ticket !== undefined) request.countedHit = { bucket, windows, ticket: verdict.ticket, remaining: verdict.remaining };
     if (!allows(principal.scope, need)) throw new AppError('insufficient_permissions', MESSAGES.insufficientPermissions);

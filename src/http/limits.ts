@@ -70,6 +70,25 @@ export function rateHeaders(reply: FastifyReply, verdict: Verdict): void {
   reply.header('X-RateLimit-Reset', Math.ceil(verdict.resetAt / 1000));
 }
 
+/**
+ * The headers of a request refused before its body is read (a Content-Length
+ * over the limit), which costs the key nothing: counted to learn the window,
+ * then given back at once, with X-RateLimit-Remaining raised to match. A full
+ * window is described as it is, and the refusal stays what it was (a 413,
+ * not a 429).
+ */
+export async function describeUncounted(
+  limiter: RateLimiter,
+  reply: FastifyReply,
+  bucket: string,
+  windows: readonly Window[],
+): Promise<void> {
+  const verdict = await limiter.hit(bucket, windows);
+  if (verdict.ticket === undefined) return rateHeaders(reply, verdict);
+  await limiter.refund(bucket, windows, verdict.ticket);
+  rateHeaders(reply, { ...verdict, remaining: verdict.remaining + 1 });
+}
+
 /** a key's counted hit, kept on the request so that a body refused unread or unparsed can give it back */
 interface CountedHit {
   readonly bucket: string;
@@ -90,8 +109,8 @@ const isBodyRefusal = (err: { code?: unknown }): boolean => err.code === 'FST_ER
 /**
  * onError hook: a body refused for its size (read past the limit, when no
  * Content-Length declared it) or its depth is refunded, so such requests do
- * not spend the key's quota; declared sizes are refused before counting
- * (src/http/auth.ts). The X-RateLimit-Remaining already set is raised to match.
+ * not spend the key's quota; declared sizes are given back at once (describeUncounted,
+ * called from src/http/auth.ts). The X-RateLimit-Remaining already set is raised to match.
  */
 export function refundBodyRefusals(limiter: RateLimiter) {
   return async (request: FastifyRequest, reply: FastifyReply, err: { code?: unknown }): Promise<void> => {

@@ -126,9 +126,7 @@ export const COMMON_ERRORS = {
   503: error('Service temporarily unavailable: the database is unreachable; retry later'),
 };
 export const BODY_ERRORS = {
-  // A Content-Length over the limit is refused before the key is counted, so the
-  // rate-limit headers are not promised here (a chunked body found too large later has them).
-  413: reply('Request body is larger than the configured limit; not charged to the key', ref('ErrorEnvelope'), {}),
+  413: error('Request body is larger than the configured limit; not charged to the key'),
   415: error('Content-Type must be application/json'),
 };
 export const bad = (what: string) => error(`Invalid parameters: ${what}; the message names the field or entry (leads[N]: …)`);

@@ -94,17 +94,27 @@ describe.each(limiters)('API bodies refused for size or depth, %s limiter', (_na
     await expectWholeBulkWindow(key);
   });
 
-  it.skipIf(!makeLimiter)('a declared Content-Length over the limit is a 413 before the key is counted', async () => {
-    const key = await freshKey();
-    const big = JSON.stringify({ ...validBulk(), pad: 'x'.repeat(BODY_LIMIT) });
-    for (let i = 0; i < BULK_PER_MINUTE + 3; i++) {
-      const res = await bulk(key, big);
-      expect(res.status).toBe(413);
-      expect(res.body.error).toBe(`Request body is larger than ${BODY_LIMIT} bytes`);
-      expect(res.headers['x-ratelimit-remaining']).toBeUndefined();
-    }
-    await expectWholeBulkWindow(key);
-  });
+  it.skipIf(!makeLimiter)(
+    'a declared Content-Length over the limit is a 413 that costs the key nothing, with its window in the headers',
+    async () => {
+      const key = await freshKey();
+      const big = JSON.stringify({ ...validBulk(), pad: 'x'.repeat(BODY_LIMIT) });
+      for (let i = 0; i < BULK_PER_MINUTE + 3; i++) {
+        const res = await bulk(key, big);
+        expect(res.status).toBe(413);
+        expect(res.body.error).toBe(`Request body is larger than ${BODY_LIMIT} bytes`);
+        expect(res.headers['x-ratelimit-limit']).toBe(String(BULK_PER_MINUTE));
+        expect(res.headers['x-ratelimit-remaining']).toBe(String(BULK_PER_MINUTE));
+        expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+      }
+      await expectWholeBulkWindow(key);
+      // the window now full: still the 413, its headers saying so
+      const full = await bulk(key, big);
+      expect(full.status).toBe(413);
+      expect(full.headers['x-ratelimit-remaining']).toBe('0');
+      expect(full.headers['retry-after']).toBeUndefined();
+    },
+  );
 
   it.skipIf(!makeLimiter)('a chunked body that grows past the limit is a 413, and its counted hit is refunded', async () => {
     const key = await freshKey();
