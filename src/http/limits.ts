@@ -75,7 +75,7 @@ export function rateHeaders(reply: FastifyReply, verdict: Verdict): void {
  * over the limit), which costs the key nothing: counted to learn the window,
  * then given back at once, with X-RateLimit-Remaining raised to match. A full
  * window is described as it is, and the refusal stays what it was (a 413,
- * not a 429).
+ * not a 429); a limiter that fails leaves it without the headers.
  */
 export async function describeUncounted(
   limiter: RateLimiter,
@@ -83,7 +83,8 @@ export async function describeUncounted(
   bucket: string,
   windows: readonly Window[],
 ): Promise<void> {
-  const verdict = await limiter.hit(bucket, windows);
+  const verdict = await limiter.hit(bucket, windows).catch(() => null);
+  if (verdict === null) return;
   if (verdict.ticket === undefined) return rateHeaders(reply, verdict);
   await limiter.refund(bucket, windows, verdict.ticket);
   rateHeaders(reply, { ...verdict, remaining: verdict.remaining + 1 });

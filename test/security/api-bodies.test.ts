@@ -155,3 +155,20 @@ describe.each(limiters)('API bodies refused for size or depth, %s limiter', (_na
     expect(invalid.headers['x-ratelimit-remaining']).toBe(String(BULK_PER_MINUTE - 1));
   });
 });
+
+describe('a declared Content-Length over the limit, with a rate limiter that fails', () => {
+  it('is still the 413, without the headers it could not learn', async () => {
+    const f = await makeFixture('sqlite', { env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) }, limiter: () => noFallback });
+    try {
+      const res = await f.request('POST', '/api/v1/leads/bulk', {
+        body: JSON.stringify({ campaignId: f.ids.campaignA, pad: 'x'.repeat(BODY_LIMIT) }),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ success: false, data: null, error: `Request body is larger than ${BODY_LIMIT} bytes` });
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    } finally {
+      await f.close();
+    }
+  });
+});
