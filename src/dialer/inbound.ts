@@ -79,6 +79,9 @@ export async function receiveWebhook(
   });
   const [result] = await deps.store.queue.close([closing], 'report', now);
   const recorded = result!.result !== 'already closed';
+  // closed between the read and the close (the call timeout or recovery, as unknown): the first
+  // outcome stands, but the opt-out is not lost with this one, as in the branch above
+  if (!recorded && doNotCall) await listAnalysedOptOut(deps, attempt.attemptId, events);
   return {
     ...base,
     recorded,

@@ -5,6 +5,7 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closingForPending } from '../../src/dialer/attempts.js';
 import { Dialer } from '../../src/dialer/worker.js';
 import { availableStores } from '../helpers/db.js';
 import { type Fixture, makeFixture } from '../helpers/fixture.js';
@@ -130,6 +131,42 @@ describe.each(await availableStores())('webhooks in on %s', (kind) => {
       await p.close();
     }
   });
+
+  // Vapi's end-of-call-report carries the analysis, so its terminal event is the opt-out (Retell's comes after, as progress)
+  it.each(['vapi'] as const)(
+    '%s: an opt-out whose attempt the call timeout closes between its read and its close still lists the number',
+    async (name) => {
+      const p = await startCase(name);
+      const queue = f.db.queue;
+      const close = queue.close;
+      try {
+        const { lead, callId } = await placed(p);
+        // the webhook has read the attempt as pending; the call timeout closes it before the webhook's close
+        queue.close = async (batch, by, now) => {
+          queue.close = close;
+          const pending = (await queue.pending(batch[0]!.attemptId))!;
+          const unknown = {
+            success: false,
+            outcome: 'unknown',
+            reason: 'no outcome',
+            durationSeconds: null,
+            counts: true,
+            finishedAt: now,
+          };
+          await close.call(queue, [closingForPending(pending, unknown)], 'timeout', now);
+          return close.call(queue, batch, by, now);
+        };
+        const [optOut] = p.optOut!(callId);
+        expect(await post(optOut!)).toMatchObject({ status: 200, body: { data: { recorded: false } } });
+        const [attempt] = await attemptRows(f.db, lead);
+        expect(attempt).toMatchObject({ state: 'closed', closed_by: 'timeout', outcome: 'unknown' });
+        expect(await f.db.dnc.get(attempt!.company_id, attempt!.phone_number!)).toMatchObject({ source: 'call' });
+      } finally {
+        queue.close = close;
+        await p.close();
+      }
+    },
+  );
 
   it('an event for no known call is 404; an unknown platform is 404', async () => {
     const p = await startCase('retell');
