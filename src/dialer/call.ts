@@ -124,28 +124,8 @@ export async function dialLead(
   const claimedZones = stored ?? zonesForLead({ phoneNumber: lead.phoneNumber, metadata });
   const early = deferral(lead.phoneNumber, claimedZones);
   if (early) return early;
-  // --calls-per-second: the wait comes before the attempt starts, so its start is the call's
-  if (deps.pace) {
-    await deps.pace(campaign, signal);
-    if (signal.aborted) return release();
-    if (paced(campaign)) {
-      // The wait may be long (calls queue for their slots, one a second under
-      // --calls-per-second 1), so what the claim and the check above saw may
-      // have changed: the call's window or date closed, the campaign's hours
-      // ended, it was paused (a run of calls not placed) or made to require
-      // consent the lead's metadata does not record. The call is not
-      // placed then, and its slot is left unused.
-      const late = deferral(lead.phoneNumber, claimedZones);
-      if (late) return late;
-      if (!isOpen(campaign.hours, campaign.timezone, new Date(deps.now()))) return release('outside hours');
-      const row = await store.campaigns.byId(campaign.id);
-      if (!row || row.paused_at !== null) return release('paused');
-      // --require-consent turned on meanwhile: the claim would not take this lead now
-      if (row.require_consent && !hasConsent(metadata)) return release('no consent');
-    }
-  }
-  const startedAt = deps.now();
   let phoneNumber = lead.phoneNumber;
+  let zones = claimedZones;
   let predialFailure: string | null = null;
   if (phoneNumber === null) {
     const url = campaign.row.predial_url;
@@ -166,13 +146,38 @@ export async function dialLead(
       // Now that the number is known, its zone may be too. If it is outside
       // its window the lead keeps those zones, and the claim leaves it alone
       // until they open (`explain` reads the same zones).
-      const zones = zonesForLead({ phoneNumber, metadata });
+      zones = zonesForLead({ phoneNumber, metadata });
       const late = deferral(phoneNumber, zones, zones);
       if (late) return late;
     } else {
       predialFailure = found.reason;
     }
   }
+  const learnt = lead.phoneNumber === null ? zones : undefined;
+  // --calls-per-second: the wait comes before the attempt starts, so its start is the call's,
+  // and after the predial lookup, so that what is spaced is the provider's requests (a lookup
+  // of 900 ms then one of 0 ms would otherwise send two calls 100 ms apart under a cap of one
+  // a second). A lead whose lookup failed places nothing and takes no slot.
+  if (deps.pace && predialFailure === null) {
+    await deps.pace(campaign, signal);
+    if (signal.aborted) return release();
+    if (paced(campaign)) {
+      // The wait may be long (calls queue for their slots, one a second under
+      // --calls-per-second 1), so what the claim and the checks above saw may
+      // have changed: the call's window or date closed, the campaign's hours
+      // ended, it was paused (a run of calls not placed) or made to require
+      // consent the lead's metadata does not record. The call is not
+      // placed then, and its slot is left unused.
+      const late = deferral(phoneNumber, zones, learnt);
+      if (late) return late;
+      if (!isOpen(campaign.hours, campaign.timezone, new Date(deps.now()))) return release('outside hours');
+      const row = await store.campaigns.byId(campaign.id);
+      if (!row || row.paused_at !== null) return release('paused');
+      // --require-consent turned on meanwhile: the claim would not take this lead now
+      if (row.require_consent && !hasConsent(metadata)) return release('no consent');
+    }
+  }
+  const startedAt = deps.now();
 
   // Right before placing the call: the attempt is written, and only if the
   // claim is still this worker's, the lead still exists (a lead deleted
@@ -243,7 +248,10 @@ export async function dialLead(
       return { kind: 'awaiting', attemptId, reason: result.kind === 'unknown' ? result.reason : null };
     }
     case 'not-placed': {
-      const retryInMs = await deps.notPlaced(campaign, result.reason, result.retryAfterMs);
+      // Not placed because this dialer hung up before the request went out (stopping past its
+      // grace, or the claim lost): no platform refused it, so it is no part of a run that pauses
+      // the campaign, and the lead is due again at once, as a lead given back while stopping is.
+      const retryInMs = signal.aborted ? 0 : await deps.notPlaced(campaign, result.reason, result.retryAfterMs);
       const e = {
         success: false,
         outcome: 'not-placed',

@@ -32,26 +32,43 @@ export class NotPlacedRuns {
     private readonly paused: () => void = () => {},
   ) {}
 
-  /** one more call not placed; the backoff before its lead is due again */
+  /**
+   * One more call not placed; the backoff before its lead is due again. The run's count is
+   * bookkeeping: when it cannot be written (a busy or unreachable database) the call is still
+   * closed as not placed, with the first backoff, rather than its ending lost (call.ts).
+   */
   async notPlaced(c: DialerCampaign, reason: string, retryAfterMs: number | undefined): Promise<number> {
     this.runs.add(c.id);
-    const run = await this.store.campaigns.notPlaced(c.id);
-    if (run >= this.pauseAfter) {
-      await this.store.campaigns.pause(c.id, `${run} calls in a row could not be placed; the last: ${reason}`, this.now());
-      this.log.error(
-        { campaignId: c.id, reason },
-        'dialer: campaign paused: calls could not be placed (leadline campaign resume clears it)',
-      );
-      this.paused();
+    let run = 1;
+    try {
+      run = await this.store.campaigns.notPlaced(c.id);
+      if (run >= this.pauseAfter) {
+        await this.store.campaigns.pause(c.id, `${run} calls in a row could not be placed; the last: ${reason}`, this.now());
+        this.log.error(
+          { campaignId: c.id, reason },
+          'dialer: campaign paused: calls could not be placed (leadline campaign resume clears it)',
+        );
+        this.paused();
+      }
+    } catch (err) {
+      this.log.error({ err, campaignId: c.id }, 'dialer: counting a call not placed failed; the run goes on with the next one');
     }
     return retryAfterMs ?? backoffAfter(run);
   }
 
-  /** a call was placed: the run ends (written only when there may be one, or a busy campaign would write its row per call) */
+  /**
+   * A call was placed: the run ends (written only when there may be one, or a busy campaign would
+   * write its row per call). A failed write is logged and left for the next placed call: it must
+   * not cost the call its recorded outcome (call.ts).
+   */
   async placed(c: DialerCampaign): Promise<void> {
     if (c.row.not_placed_streak > 0 || this.runs.has(c.id)) {
-      this.runs.delete(c.id);
-      await this.store.campaigns.placed(c.id);
+      try {
+        await this.store.campaigns.placed(c.id);
+        this.runs.delete(c.id);
+      } catch (err) {
+        this.log.error({ err, campaignId: c.id }, 'dialer: ending a run of calls not placed failed; the next placed call tries again');
+      }
     }
   }
 }
