@@ -308,7 +308,10 @@ export class Dialer {
         await Promise.all(leads.map((lead) => this.store.queue.release(lead, { now: this.now() })));
         return 'idle';
       }
-      for (const lead of leads) this.launch(c, lead);
+      for (const lead of leads) {
+        if (this.inFlight.has(lead.seq)) await this.holdBack(lead);
+        else this.launch(c, lead);
+      }
       // fewer than the slots free campaign-wide: nothing more is due now
       if (leads.length < Math.min(free, campaignFree)) return 'idle';
       if (leads.length < free) {
@@ -319,6 +322,19 @@ export class Dialer {
         return live > 0 ? 'full' : 'idle';
       }
     }
+  }
+
+  /**
+   * A lead claimed again while this dialer's own call to it still runs on a claim it lost: it
+   * stalled past its lease, recovery closed that call's attempt as unknown, and the lead fell due
+   * again. A second call would ring the person while the first may still be on the line, so that
+   * call is hung up (as a lost claim is at renewal) and the new claim given back for a moment.
+   */
+  private async holdBack(lead: ClaimedLead): Promise<void> {
+    this.log.warn({ campaignId: lead.campaignId, leadId: lead.id }, 'dialer: lost the claim of a call in flight; hanging up');
+    this.inFlight.get(lead.seq)!.abort.abort('claim lost');
+    const now = this.now();
+    await this.store.queue.release(lead, { now, until: new Date(now + FULL_POLL_MS).toISOString() });
   }
 
   private launch(c: DialerCampaign, lead: ClaimedLead): void {
@@ -356,7 +372,8 @@ export class Dialer {
       // If this fails too, the claim lapses at its timeout and recovery gives the lead back (releaseExpired).
       await this.store.queue.release(lead, { now: this.now() }).catch(() => {});
     } finally {
-      this.inFlight.delete(lead.seq);
+      // only its own entry: the lead may be claimed again meanwhile (holdBack)
+      if (this.inFlight.get(lead.seq)?.lead === lead) this.inFlight.delete(lead.seq);
       this.perCampaign.set(c.id, (this.perCampaign.get(c.id) ?? 1) - 1);
       this.schedule.wake(c.id);
       this.wakeups?.resume();
