@@ -82,7 +82,7 @@ export class Schedule {
     for (const c of list) {
       if (o.stopping()) return 'done';
       if (!(await this.isDue(c, o.now()))) continue;
-      if (this.asksNow(c)) await this.after(c, await ask(c), o.now());
+      if (this.asksNow(c)) await this.askAndAfter(c, ask, o.now);
       else checks.push(c);
     }
     const end = o.now() + CHECK_SLICE_MS;
@@ -95,7 +95,7 @@ export class Schedule {
       for (const c of batch) {
         if (o.stopping()) return 'done';
         // a campaign woken while the batch was read (a call of it ended) is asked: its wake is not undone
-        if (this.asksNow(c) || this.found(c, firsts.get(c.id) ?? null, o.now())) await this.after(c, await ask(c), o.now());
+        if (this.asksNow(c) || this.found(c, firsts.get(c.id) ?? null, o.now())) await this.askAndAfter(c, ask, o.now);
       }
     }
     return 'done';
@@ -119,8 +119,20 @@ export class Schedule {
     return (await this.openZones(c, now)) !== before;
   }
 
-  /** after asking: when to ask again */
-  async after(c: DialerCampaign, result: 'full' | 'idle' | 'closed', now: number): Promise<void> {
+  /**
+   * Asks, then decides when to ask again from what falls due after the asking began: a lead
+   * that fell due while the claim ran (after its statement read the due leads) is asked for at
+   * once. Read from the end of the asking, it was in neither answer, and waited for the idle
+   * poll (a minute by default).
+   */
+  private async askAndAfter(c: DialerCampaign, ask: (c: DialerCampaign) => Promise<'full' | 'idle' | 'closed'>, now: () => number) {
+    const askedAt = now();
+    const result = await ask(c);
+    await this.after(c, result, now(), askedAt);
+  }
+
+  /** after asking: when to ask again (`since`: what falls due after it counts) */
+  async after(c: DialerCampaign, result: 'full' | 'idle' | 'closed', now: number, since = now): Promise<void> {
     this.zones.delete(c.id);
     this.polled.delete(c.id);
     let at = now + this.idleMs;
@@ -131,7 +143,7 @@ export class Schedule {
         if (opens) at = Math.min(at, opens.getTime());
       }
     } else {
-      const due = await this.store.queue.nextDue(c.id, now);
+      const due = await this.store.queue.nextDue(c.id, since);
       if (due !== null) at = Math.min(at, Math.max(due, now + 1));
       if (at === now + this.idleMs) this.polled.add(c.id);
       const zones = await this.openZones(c, now);

@@ -62,8 +62,8 @@ describe.each(await availableStores())('a lead claimed again while its call stil
       expect(calls[0]!.signal.reason).toBe('claim lost');
       await until('the first call over', () => w.callsInFlight === 0);
       // a moment later the lead is called again, and this call is followed (renewed, waited for on stop);
-      // the clock runs from here as time does (a clock stopped past a due time would leave a lead
-      // the dialer's idle poll, due the next poll, never reached)
+      // the clock runs from here as time does: the dialer waits for instants after now, which a
+      // stopped clock never reaches
       await until('the second call', () => {
         clock += 50;
         return calls.length === 2;

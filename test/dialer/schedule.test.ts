@@ -172,4 +172,22 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     expect(asked).toEqual([due.id]);
     for (const c of idle) expect(await batched.isDue(c, Date.now())).toBe(false);
   });
+
+  it('a lead that falls due while its campaign is being asked is asked for at once, not at the next poll', async () => {
+    const id = await makeCampaign(db);
+    const dueAt = Date.parse('2030-01-01T00:00:00.000Z');
+    await seedLeads(db, id, [{ scheduledFor: new Date(dueAt).toISOString() }]);
+    const c = await load(id);
+    const schedule = new Schedule(db, IDLE, 1000);
+    schedule.wake(id);
+    // the claim reads the due leads a moment before the lead is due, and returns after it is
+    let clock = dueAt - 5;
+    const ask = async () => {
+      clock = dueAt + 5;
+      return 'idle' as const;
+    };
+    expect(await schedule.pass([c], ask, { now: () => clock, stopping: () => false })).toBe('done');
+    expect(schedule.nextCheck(clock)).toBe(dueAt + 6);
+    expect(await schedule.isDue(c, dueAt + 6)).toBe(true);
+  });
 });
