@@ -282,6 +282,19 @@ describe.each(await availableStores())('dialer repository on %s', (kind) => {
     expect(await attemptRows(db, lost!)).toEqual([]);
   });
 
+  it('refuses to open an attempt under a lapsed lease, which recovery may be ending at that moment', async () => {
+    const c = await makeCampaign(db);
+    const [id] = await seedLeads(db, c, [{}]);
+    const [lead] = await claim(c);
+    const lapsed = T0 + LEASE + 1;
+    const opening = { attemptId: 'at_lapsed', lead: lead!, phoneNumber: lead!.phoneNumber, startedAt: lapsed, deadlineAt: lapsed + LEASE };
+    expect(await db.queue.open([opening], lapsed)).toEqual(['claim lost']);
+    expect(await attemptRows(db, id!)).toEqual([]);
+    // recovery ends it as a claim that never called: due again at once
+    expect(await db.queue.releaseExpired(lapsed, c)).toBe(1);
+    expect(await leadRow(db, id!)).toMatchObject({ status: 'raw', claimed_by: null, attempts: 0 });
+  });
+
   it('the recorder writes calls that finish together in shared batches; a bad move is refused before anything is written', async () => {
     const c = await makeCampaign(db);
     const ids = await seedLeads(

@@ -162,7 +162,7 @@ export class PostgresQueueStore extends SharedQueueStore {
       ),
       held as (
         select l.seq, l.campaign_id from leads l join input i on l.seq = i.seq
-        where l.claimed_by = i.worker and l.claimed_at = i."claimedAt"
+        where l.claimed_by = i.worker and l.claimed_at = i."claimedAt" and l.next_attempt_at >= ${iso(now)}
         for no key update of l
       ),
       opened as (

@@ -99,12 +99,14 @@ export class SqliteQueueStore extends SharedQueueStore {
     return dueTime(first);
   }
 
-  protected async openRows(batch: readonly AttemptOpening[]): Promise<Set<string>> {
+  protected async openRows(batch: readonly AttemptOpening[], now: number): Promise<Set<string>> {
     const opened = new Set<string>();
     for (const o of batch) {
       const l = o.lead;
+      // a lapsed lease is recovery's to end (releaseExpired): no attempt starts under it
       const { numAffectedRows } = await sql`update leads set claimed_at = claimed_at
-        where seq = ${l.seq} and claimed_by = ${l.claimedBy} and claimed_at = ${l.claimedAt}`.execute(this.ex);
+        where seq = ${l.seq} and claimed_by = ${l.claimedBy} and claimed_at = ${l.claimedAt}
+          and next_attempt_at >= ${iso(now)}`.execute(this.ex);
       if (!numAffectedRows) continue;
       await sql`insert into attempts (attempt_id, lead_id, campaign_id, company_id, attempt, started_at, success, phone_number, worker,
           claimed_at, state, counts, deadline_at)
