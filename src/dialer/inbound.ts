@@ -14,6 +14,7 @@ import { closingForPending, countsWhenReported } from './attempts.js';
 import { listOptOut } from './outcomes.js';
 import { platformContext } from './providers/platform.js';
 import { type HttpRequester, type InboundEvent, type InboundRequest, isPlatformName, platformFor } from './providers/platforms/index.js';
+import type { Platform, PlatformContext } from './providers/platforms/types.js';
 
 export interface InboundDeps {
   store: Store;
@@ -59,15 +60,16 @@ export async function receiveWebhook(
 
   const progress = events.filter((e) => !e.terminal).map((e) => e.progress ?? 'progress');
   const doNotCall = events.some((e) => e.doNotCall === true);
-  const terminal = events.find((e) => e.terminal && e.outcome !== undefined);
+  const first = events.find((e) => e.terminal && e.outcome !== undefined);
   const base = { attemptId: attempt.attemptId, progress, doNotCall };
-  const pending = terminal ? await deps.store.queue.pending(attempt.attemptId) : undefined;
+  const pending = first ? await deps.store.queue.pending(attempt.attemptId) : undefined;
   // non-terminal, or closed already (a repeat, or the call timeout came first): the first outcome stands
-  if (!terminal || !pending) {
+  if (!first || !pending) {
     // an opt-out the analysis found after the outcome was decided (Retell's call_analyzed) still lists the number
     if (doNotCall) await listAnalysedOptOut(deps, attempt.attemptId, events);
     return { ...base, recorded: false, outcome: null, leadStatus: null };
   }
+  const terminal = first.confirm ? await confirmed(platform, { ...ctx, callbackUrl: '' }, attempt.attemptId, first) : first;
   const now = deps.now();
   const closing = closingForPending(pending, {
     success: terminal.success ?? false,
@@ -88,6 +90,31 @@ export async function receiveWebhook(
     outcome: recorded ? terminal.outcome! : null,
     leadStatus: result!.result === 'recorded' ? result!.status : null,
   };
+}
+
+/** how long the call resource is asked for, at most, before a webhook's own outcome stands */
+const CONFIRM_MS = 5_000;
+
+/**
+ * A terminal event the platform's call resource may tell more about (InboundEvent.confirm), asked
+ * once and briefly: on any failure, or a call the platform does not see as ended, the event's own
+ * outcome stands. Not left to reconciliation: it asks only past the call timeout, long after this
+ * webhook has closed the attempt.
+ */
+async function confirmed(platform: Platform, ctx: PlatformContext, attemptId: string, e: InboundEvent): Promise<InboundEvent> {
+  try {
+    const r = await platform.lookup({ attemptId, providerCallId: e.providerCallId }, ctx, AbortSignal.timeout(CONFIRM_MS));
+    if (r.state !== 'ended') return e;
+    return {
+      ...e,
+      outcome: r.outcome,
+      success: r.success,
+      reason: r.reason ?? e.reason,
+      durationSeconds: r.durationSeconds ?? e.durationSeconds,
+    };
+  } catch {
+    return e;
+  }
 }
 
 /** an opt-out the call's analysis found once the attempt was closed: listed as a late outcome report's is */

@@ -71,7 +71,7 @@ export class TwilioFake {
   /** a status callback for the call's current status, or the async AMD callback (`amd`) */
   webhook(
     sid: string,
-    o: { amd?: boolean; token?: string; tamper?: boolean; unsigned?: boolean } = {},
+    o: { amd?: boolean; token?: string; tamper?: boolean; unsigned?: boolean; withoutAnsweredBy?: boolean } = {},
   ): { url: string; headers: Record<string, string>; body: string } {
     const c = this.call(sid);
     const p = this.params.get(sid)!;
@@ -93,7 +93,8 @@ export class TwilioFake {
           Timestamp: new Date().toUTCString(),
           To: String(c.to),
           ...(FINAL.has(String(c.status)) ? { CallDuration: String(c.duration ?? 0) } : {}),
-          ...(c.answered_by ? { AnsweredBy: String(c.answered_by) } : {}),
+          // whether Twilio repeats the asynchronous verdict here is not documented; it is on the call resource
+          ...(c.answered_by && !o.withoutAnsweredBy ? { AnsweredBy: String(c.answered_by) } : {}),
         };
     const url = (o.amd ? p.get('AsyncAmdStatusCallback') : p.get('StatusCallback'))!;
     const body = new URLSearchParams(fields).toString();

@@ -38,6 +38,8 @@ export interface PlatformCase {
   optOut?(id: string): Webhook[];
   /** a progress event */
   progress(id: string): Webhook;
+  /** Twilio: the call ends on a voicemail, known only to the call resource; its final status callback without AnsweredBy */
+  voicemailOnResource?(id: string): Webhook;
   /** the call ended on the platform without being dialled (Vapi and Retell say so), and its terminal webhook */
   notPlaced?(id: string): Webhook;
   /** the terminal webhook signed with the wrong secret */
@@ -51,6 +53,8 @@ export interface PlatformCase {
   forget(id: string): void;
   /** the hang-up requests the platform received */
   hangUps(): FakeRequest[];
+  /** Twilio: the sids of the calls whose resource was read (GET .../Calls/{Sid}.json) */
+  lookups?(): string[];
   baseUrl: string;
   creates(): FakeRequest[];
   close(): Promise<void>;
@@ -167,6 +171,10 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         answered: (id) => after(f.setStatus(id, 'completed', { duration: 42, answeredBy: 'human' }), () => f.webhook(id)),
         busy: (id) => after(f.setStatus(id, 'busy'), () => f.webhook(id)),
         progress: (id) => after(f.setStatus(id, 'ringing'), () => f.webhook(id)),
+        voicemailOnResource: (id) =>
+          after(f.setStatus(id, 'completed', { duration: 31, answeredBy: 'machine_end_beep' }), () =>
+            f.webhook(id, { withoutAnsweredBy: true }),
+          ),
         forged: (id) => after(f.setStatus(id, 'completed', { duration: 1 }), () => f.webhook(id, { token: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(),
         slowNextCreate: () => f.http.next('slow'),
@@ -174,6 +182,7 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         forget: (id) => f.forget(id),
         hangUps: () =>
           f.http.requests.filter((r) => r.method === 'POST' && /\/Calls\/[^/]+\.json$/.test(r.path) && r.raw.includes('Status=')),
+        lookups: () => f.http.requests.filter((r) => r.method === 'GET').map((r) => /\/Calls\/([^/]+)\.json$/.exec(r.path)?.[1] ?? r.path),
         baseUrl: f.baseUrl,
         creates: () => f.creates(),
         close: () => f.close(),

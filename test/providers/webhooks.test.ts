@@ -7,6 +7,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closingForPending } from '../../src/dialer/attempts.js';
 import { Dialer } from '../../src/dialer/worker.js';
+// the server's own requests (Twilio's call resource) reach the fakes on 127.0.0.1, as with OUTBOUND_ALLOW=127.0.0.0/8
+import '../dialer/http-stub.js';
 import { availableStores } from '../helpers/db.js';
 import { type Fixture, makeFixture } from '../helpers/fixture.js';
 import { attemptRows, expectHeldBackNotPlaced, leadRow, makeCampaign, seedLeads } from '../dialer/support.js';
@@ -167,6 +169,24 @@ describe.each(await availableStores())('webhooks in on %s', (kind) => {
       }
     },
   );
+
+  it('twilio: a completed call whose status callback lacks the machine detection verdict takes it from the call resource', async () => {
+    const p = await startCase('twilio');
+    try {
+      const { lead, attemptId, callId } = await placed(p);
+      expect(await post(p.voicemailOnResource!(callId))).toMatchObject({
+        status: 200,
+        body: { data: { attemptId, recorded: true, outcome: 'voicemail' } },
+      });
+      expect(await attemptRows(f.db, lead)).toMatchObject([
+        { state: 'closed', outcome: 'voicemail', reason: 'completed, answered by machine_end_beep', duration_seconds: 31 },
+      ]);
+      // the call resource was asked once, by its sid
+      expect(p.lookups!()).toEqual([callId]);
+    } finally {
+      await p.close();
+    }
+  });
 
   it('an event for no known call is 404; an unknown platform is 404', async () => {
     const p = await startCase('retell');

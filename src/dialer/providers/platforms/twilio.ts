@@ -162,7 +162,10 @@ export const twilio: Platform = {
     const base = { providerCallId: sid, attemptId: attemptIdFromUrl(req.url) };
     const status = p.get('CallStatus');
     if (status && isFinal(status)) {
-      return [{ ...base, terminal: true, ...outcomeOf(status, p.get('AnsweredBy'), p.get('CallDuration')) }];
+      const ended = outcomeOf(status, p.get('AnsweredBy'), p.get('CallDuration'));
+      // a completed call without the detection's verdict: the call resource has it (answered_by)
+      const confirm = status === 'completed' && !p.get('AnsweredBy');
+      return [{ ...base, terminal: true, ...ended, ...(confirm ? { confirm } : {}) }];
     }
     const answeredBy = p.get('AnsweredBy');
     if (!status && answeredBy) return [{ ...base, terminal: false, progress: `answered-by-${answeredBy}` }];

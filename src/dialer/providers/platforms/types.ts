@@ -1,6 +1,6 @@
 /**
  * The call-provider contract the dialer uses for the AI voice platforms (issue 22), as the lead
- * designed it in helpers/provider-interface.md. Four additions, each marked "added", came from
+ * designed it in helpers/provider-interface.md. Five additions, each marked "added", came from
  * the platforms' references:
  *   - InboundEvent.doNotCall: Retell sends the call's analysis in `call_analyzed`, after the
  *     terminal `call_ended`, so an opt-out can arrive on an event that must not decide the outcome;
@@ -8,7 +8,8 @@
  *     deleted during the call), and the number called is in Retell's call object (`to_number`);
  *   - Platform.defaultBaseUrl: --provider-base-url defaults to the platform's public API;
  *   - Platform.requiresWebhookSecret: Bland signs its webhooks with a secret of its own (not the
- *     API key), so a Bland campaign without --provider-webhook-secret could verify nothing.
+ *     API key), so a Bland campaign without --provider-webhook-secret could verify nothing;
+ *   - InboundEvent.confirm: Twilio documents the answering machine verdict on the call resource.
  */
 
 import type { CallRef, CallRequest, LookupResult, PlaceResult } from '../types.js';
@@ -46,6 +47,12 @@ export interface InboundEvent {
   doNotCall?: boolean;
   /** added: with doNotCall, the number called, as the platform's call object names it (Retell's to_number) */
   phoneNumber?: string;
+  /**
+   * added: a terminal event whose outcome the platform's call resource may refine (Twilio: the
+   * verdict of asynchronous answering machine detection is documented on the call resource once
+   * the call is complete, and a status callback without AnsweredBy would record a voicemail as answered)
+   */
+  confirm?: boolean;
 }
 
 export interface InboundRequest {
