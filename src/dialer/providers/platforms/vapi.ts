@@ -42,7 +42,9 @@ const NAME = 'vapi';
  * call.in-progress.error-* and other call.start.error-* families: something broke, an attempt is
  * spent). Chosen, not documented by Vapi: a silence time-out is 'no-answer' (nobody spoke, so the
  * lead is tried again), and the start errors that free up with time (concurrency, the daily
- * outbound limit, credits, no worker) are 'not-placed' because Vapi never dialled.
+ * outbound limit, credits, no worker) are 'not-placed' because Vapi never dialled. The no-worker
+ * reason of newer schemas, call.in-progress.error-vapifault-worker-not-available, stays 'failed':
+ * in progress, the person may have been rung (docs/providers.md).
  */
 const VAPI_ENDED_REASONS: Readonly<Record<string, Outcome>> = {
   'assistant-ended-call': 'answered',
