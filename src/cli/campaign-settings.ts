@@ -187,6 +187,14 @@ export function settingsJson(c: CampaignRow) {
 }
 
 /** readable settings, secrets left out */
+/** a value written around the CLI (neither us nor off) is shown as it is: the dialer calls nobody from the campaign */
+const stateRules = (v: string) =>
+  v === 'us'
+    ? "us (US numbers: their state's calling hours)"
+    : v === 'off'
+      ? 'off'
+      : `${JSON.stringify(v)}, not us or off: nobody is called`;
+
 export function describe(c: CampaignRow): string {
   const s = settingsJson(c);
   const provider =
@@ -205,7 +213,7 @@ export function describe(c: CampaignRow): string {
     `local window:  ${c.local_window === '00:00-24:00' ? 'off' : c.local_window}`,
     `closed dates:  ${c.closed_dates === '' ? 'none' : c.closed_dates}`,
     `consent:       ${c.require_consent ? 'required (metadata.consentAt)' : 'not required'}`,
-    `state rules:   ${c.regional_rules === 'us' ? "us (US numbers: their state's calling hours)" : 'off'}`,
+    `state rules:   ${stateRules(c.regional_rules)}`,
     `max attempts:  ${c.max_attempts}`,
     `retry delay:   ${s.retryDelay}`,
     `call timeout:  ${s.callTimeout}`,

@@ -14,7 +14,8 @@ import { isOpen } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
 import type { AttemptOpening, AttemptResult, ClaimedLead, Closing, OpenResult } from '../store/queue.js';
 import { closingFor, type Ending, newAttemptId } from './attempts.js';
-import type { DialerCampaign } from './campaign.js';
+import type { CampaignRow } from '../store/campaigns.js';
+import { type CallingRules, callingRulesOf, type DialerCampaign } from './campaign.js';
 import { earliestOpen, zonesToCheck } from './due.js';
 import { zoneSetIdFor, zoneSetKeyOf, zonesOfSet } from './local-zones.js';
 import { zonesForLead } from './phone-timezone.js';
@@ -73,6 +74,15 @@ export interface CallProgress {
 /** whether the campaign's calls wait for a slot (the Pacer's own test) */
 const paced = (c: DialerCampaign) => c.row.calls_per_second !== null && c.row.calls_per_second > 0;
 
+/** a row's calling rules, or null when one of them cannot be used */
+const rulesOf = (row: CampaignRow): CallingRules | null => {
+  try {
+    return callingRulesOf(row);
+  } catch {
+    return null;
+  }
+};
+
 /** When nothing overlaps (a narrow window over far-apart zones), look again a day later. */
 const NO_OVERLAP_RETRY_MS = 24 * 3_600_000;
 
@@ -93,11 +103,16 @@ export async function dialLead(
    * states), so a lead held back by its state alone is given back due at its
    * state's next opening, or the claim would take it again at once.
    */
-  const deferral = (number: string | null, leadZones: string[], learnt?: string[]): Promise<LeadOutcome> | null => {
-    const zones = zonesToCheck(leadZones, campaign.timezone);
+  const deferral = (
+    number: string | null,
+    leadZones: string[],
+    learnt?: string[],
+    rules: CallingRules = campaign,
+  ): Promise<LeadOutcome> | null => {
+    const zones = zonesToCheck(leadZones, rules.timezone);
     const now = new Date(deps.now());
-    const own = { window: campaign.localWindow, closed: campaign.closedDates };
-    const state = regionalLimitFor(campaign.regionalRules, number);
+    const own = { window: rules.localWindow, closed: rules.closedDates };
+    const state = regionalLimitFor(rules.regionalRules, number);
     const { window, closed } = withRegionalLimit(own, state);
     const openIn = (w: typeof own) => zones.every((z) => isOpen(w.window, z, now) && !(w.closed && isClosedAt(w.closed, z, now)));
     if (openIn({ window, closed })) return null;
@@ -165,14 +180,18 @@ export async function dialLead(
       // The wait may be long (calls queue for their slots, one a second under
       // --calls-per-second 1), so what the claim and the checks above saw may
       // have changed: the call's window or date closed, the campaign's hours
-      // ended, it was paused (a run of calls not placed) or made to require
-      // consent the lead's metadata does not record. The call is not
-      // placed then, and its slot is left unused.
-      const late = deferral(phoneNumber, zones, learnt);
-      if (late) return late;
-      if (!isOpen(campaign.hours, campaign.timezone, new Date(deps.now()))) return release('outside hours');
+      // ended, it was paused (a run of calls not placed), or its settings were
+      // changed (a closed date added, the window narrowed, state rules or
+      // consent switched on): checked again with the settings as they are now.
+      // The call is not placed then, and its slot is left unused.
       const row = await store.campaigns.byId(campaign.id);
       if (!row || row.paused_at !== null) return release('paused');
+      const rules = rulesOf(row);
+      // settings that cannot be used now: as a pause, the campaign is read again (and reported unusable)
+      if (!rules) return release('paused');
+      const late = deferral(phoneNumber, zones, learnt, rules);
+      if (late) return late;
+      if (!isOpen(rules.hours, rules.timezone, new Date(deps.now()))) return release('outside hours');
       // --require-consent turned on meanwhile: the claim would not take this lead now
       if (row.require_consent && !hasConsent(metadata)) return release('no consent');
     }

@@ -1,5 +1,6 @@
 /** A campaign as the worker uses it: settings parsed once per refresh, its call provider built. */
 import { predialSecret } from '../campaigns/service.js';
+import { isRegionalRules } from '../compliance/regional-rules.js';
 import { secretsFor } from '../crypto/secrets.js';
 import type { CampaignRow } from '../store/campaigns.js';
 import type { Store } from '../store/index.js';
@@ -27,16 +28,31 @@ export interface DialerCampaign {
   readonly callTimeoutMs: number;
 }
 
-/** Throws when a setting cannot be used (a row written around the CLI's validation). */
-function toDialerCampaign(row: CampaignRow, providers: ProviderOptions): DialerCampaign {
+/** the settings that decide when a campaign may call whom */
+export type CallingRules = Pick<DialerCampaign, 'timezone' | 'hours' | 'localWindow' | 'closedDates' | 'regionalRules'>;
+
+/**
+ * A row's calling rules; throws when one cannot be used (a row written around the CLI's
+ * validation). A regional-rules value other than `us` or `off` ('US', 'on', '') is refused rather
+ * than read as off: read so, it called Alabama on a Sunday.
+ */
+export function callingRulesOf(row: CampaignRow): CallingRules {
+  if (!isRegionalRules(row.regional_rules)) throw new Error(`regional rules "${row.regional_rules}" are neither us nor off`);
   return {
-    id: row.id,
-    row,
     timezone: row.timezone,
     hours: parseHours(row.hours),
     localWindow: parseLocalWindow(row.local_window),
     closedDates: closedDatesOf(row.closed_dates),
     regionalRules: row.regional_rules,
+  };
+}
+
+/** Throws when a setting cannot be used (a row written around the CLI's validation). */
+function toDialerCampaign(row: CampaignRow, providers: ProviderOptions): DialerCampaign {
+  return {
+    id: row.id,
+    row,
+    ...callingRulesOf(row),
     provider: providerFor(row, providers),
     predialSecret: predialSecret(row, providers.secrets ?? secretsFor(undefined)),
     retry: { defaultMs: Number(row.retry_delay_ms), byOutcome: row.retry_delays },

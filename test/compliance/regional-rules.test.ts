@@ -10,6 +10,7 @@ import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createCampaign, createCompany, updateCampaign } from '../../src/campaigns/service.js';
 import { parseSetting } from '../../src/campaigns/settings.js';
+import { describe as describeCampaign } from '../../src/cli/campaign-settings.js';
 import { regionalLimitFor, withRegionalLimit } from '../../src/compliance/regional-rules.js';
 import { explainLead } from '../../src/dialer/explain.js';
 import { parseClosedDates } from '../../src/scheduling/closed-dates.js';
@@ -99,6 +100,19 @@ describe.each(await availableStores())('regional rules in the dialer on %s', (ki
     expect((await explainLead(db, c, { phoneNumber: ALABAMA }, SUNDAY_NOON_CENTRAL)).due).toBe(true);
     expect(await worker(c, SUNDAY_NOON_CENTRAL).runOnce()).toMatchObject({ attempts: 1 });
     expect((await leadRow(db, al!))!.status).toBe('concluded');
+  });
+
+  it.each(['US', 'on', ''])('a value written around the CLI (%j) is not read as off: the campaign calls nobody', async (value) => {
+    const c = await makeCampaign(db, { regional_rules: 'us' });
+    const [al] = await seedLeads(db, c, [{ phoneNumber: ALABAMA }]);
+    await db.kysely.updateTable('campaigns').set({ regional_rules: value }).where('id', '=', c).execute();
+    expect(await worker(c, SUNDAY_NOON_CENTRAL).runOnce()).toMatchObject({ attempts: 0 });
+    expect(await attemptRows(db, al!)).toEqual([]);
+    expect(await leadRow(db, al!)).toMatchObject({ status: 'raw', claimed_by: null });
+    // campaign show does not print it as off
+    expect(describeCampaign((await db.campaigns.byId(c))!)).toContain(
+      `state rules:   ${JSON.stringify(value)}, not us or off: nobody is called`,
+    );
   });
 
   it('a state that forbids holiday calls gets none on a federal holiday; one that does not is called', async () => {

@@ -126,4 +126,34 @@ describe.each(await availableStores())('a call waiting for its --calls-per-secon
     );
     expectOneCallAndOneUntouched(r);
   });
+
+  // The settings as they are when the slot comes, not as the dialer read them at the claim
+  it.each([
+    ['a closed date for today', { closed_dates: '2026-03-10' }],
+    ['a local window that has closed', { local_window: '06:00-07:00' }],
+    ['calling hours that have ended', { hours: 'mon-sun 06:00-07:00' }],
+  ] as const)('is not placed once %s was set during its wait', async (_what, change) => {
+    const r = await run(
+      {},
+      { atSecondSlot: (campaignId) => updateCampaign(db, campaignId, change).then(() => undefined), slowClose: true },
+    );
+    expectOneCallAndOneUntouched(r);
+  });
+
+  it('is not placed once its settings were changed around the CLI to something that cannot be used', async () => {
+    const r = await run(
+      {},
+      {
+        atSecondSlot: (campaignId) =>
+          db.kysely
+            .updateTable('campaigns')
+            .set({ regional_rules: 'US' })
+            .where('id', '=', campaignId)
+            .execute()
+            .then(() => undefined),
+        slowClose: true,
+      },
+    );
+    expectOneCallAndOneUntouched(r);
+  });
 });
