@@ -42,7 +42,7 @@ export async function purgeCompany(store: Store, companyId: string, before: numb
     if (chunk.deleted === 0 && chunk.anonymised === 0) break;
   }
   for (;;) {
-    const n = await store.transaction((tx) => tx.events.pruneCompany(companyId, before, CHUNK));
+    const n = await store.transaction((tx) => tx.events.prune(before, CHUNK, companyId));
     summary.eventsDeleted += n;
     if (n === 0) break;
   }

@@ -99,10 +99,11 @@ export interface EventStore {
     leadIds: readonly string[],
     attemptIds: readonly string[],
   ): Promise<{ leads: Map<string, string | null>; attempts: Map<string, string | null> }>;
-  /** deletes the rows created before `before`; how many */
-  prune(before: number): Promise<number>;
-  /** deletes up to `limit` of the company's rows created before `before` (`leadline purge`); how many */
-  pruneCompany(companyId: string, before: number, limit: number): Promise<number>;
+  /**
+   * deletes up to `limit` rows created before `before`, of one company when given (`leadline
+   * purge`); how many. Callers repeat it until it deletes fewer, each chunk a statement of its own.
+   */
+  prune(before: number, limit: number, companyId?: string): Promise<number>;
 }
 
 const eventRow = (r: Omit<EventRow, 'type'> & { type: string }): EventRow => ({
@@ -207,19 +208,10 @@ export class KyselyEventStore implements EventStore {
     return { leads, attempts };
   }
 
-  async prune(before: number): Promise<number> {
-    const r = await this.ex.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
-    return Number(r.numDeletedRows);
-  }
-
-  async pruneCompany(companyId: string, before: number, limit: number): Promise<number> {
-    const ids = await this.ex
-      .selectFrom('events')
-      .select('id')
-      .where('company_id', '=', companyId)
-      .where('created_at', '<', before)
-      .limit(limit)
-      .execute();
+  async prune(before: number, limit: number, companyId?: string): Promise<number> {
+    let q = this.ex.selectFrom('events').select('id').where('created_at', '<', before);
+    if (companyId !== undefined) q = q.where('company_id', '=', companyId);
+    const ids = await q.limit(limit).execute();
     if (ids.length === 0) return 0;
     const r = await this.ex
       .deleteFrom('events')

@@ -49,11 +49,13 @@ export interface WebhookStore {
    * 'lost': another owner holds it, or it is gone; nothing is written.
    */
   settle(id: string, owner: string, generation: number, s: Settlement, leaseUntil: number): Promise<'settled' | 'moved' | 'lost'>;
-  release(id: string, owner: string): Promise<void>;
+  /** gives the lease back; `now` is kept as its end (claim serves the least recently leased first) */
+  release(id: string, owner: string, now: number): Promise<void>;
   /** the latest tries first; `before`: only those logged before that try's id (the next page) */
   deliveries(webhookId: string, failedOnly: boolean, limit: number, before?: number): Promise<DeliveryRow[]>;
   /** deletes tries logged before `before`; how many */
-  pruneDeliveries(before: number): Promise<number>;
+  /** deletes up to `limit` tries logged before `before`; how many (repeated until fewer, as events.prune) */
+  pruneDeliveries(before: number, limit: number): Promise<number>;
 }
 
 const nullable = (v: number | string | null) => (v === null ? null : Number(v));
@@ -128,10 +130,16 @@ export class KyselyWebhookStore implements WebhookStore {
     return sql``;
   }
 
+  /**
+   * The due endpoints leased least recently first (never leased, then by when their last lease
+   * ended: release keeps that instant), so that every due endpoint gets its turn. Ordered by
+   * next_try_at, endpoints with nothing to send (whose rows a round leaves as they were) came
+   * first in every round, and past `limit` of them the others were never leased.
+   */
   async claim(owner: string, now: number, leaseMs: number, limit: number): Promise<WebhookRow[]> {
     const { rows } = await sql<WebhookRow>`update webhooks set lease_owner = ${owner}, lease_until = ${now + leaseMs}
       where id in (select id from webhooks where disabled_at is null and next_try_at <= ${now}
-        and (lease_until is null or lease_until < ${now}) order by next_try_at limit ${limit} ${this.skipLocked()})
+        and (lease_until is null or lease_until < ${now}) order by coalesce(lease_until, 0), next_try_at limit ${limit} ${this.skipLocked()})
       returning *`.execute(this.ex);
     return rows.map(webhookRow);
   }
@@ -168,10 +176,11 @@ export class KyselyWebhookStore implements WebhookStore {
     return outcome;
   }
 
-  async release(id: string, owner: string): Promise<void> {
+  /** ends the lease at `now`, which stays as the lease's end: claim serves the least recently leased first */
+  async release(id: string, owner: string, now: number): Promise<void> {
     await this.ex
       .updateTable('webhooks')
-      .set({ lease_owner: null, lease_until: null })
+      .set({ lease_owner: null, lease_until: now })
       .where('id', '=', id)
       .where('lease_owner', '=', owner)
       .execute();
@@ -193,8 +202,17 @@ export class KyselyWebhookStore implements WebhookStore {
     }));
   }
 
-  async pruneDeliveries(before: number): Promise<number> {
-    const r = await this.ex.deleteFrom('webhook_deliveries').where('created_at', '<', before).executeTakeFirst();
+  async pruneDeliveries(before: number, limit: number): Promise<number> {
+    const ids = await this.ex.selectFrom('webhook_deliveries').select('id').where('created_at', '<', before).limit(limit).execute();
+    if (ids.length === 0) return 0;
+    const r = await this.ex
+      .deleteFrom('webhook_deliveries')
+      .where(
+        'id',
+        'in',
+        ids.map((x) => Number(x.id)),
+      )
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 }

@@ -34,7 +34,7 @@ const RETRY_DELAYS_MS = [5 * S, 5 * 60 * S, 30 * 60 * S, 2 * H, 5 * H, 10 * H, 1
 const DISABLE_AFTER_MS = 72 * H;
 /** a 2xx within this is success */
 const TIMEOUT_MS = 15 * S;
-/** the lease outlives a round: settling every SETTLE_MS renews it, and a round ends at a failure (at most one timeout) */
+/** the lease outlives a round (ROUND_MS and one timeout at most): settling every SETTLE_MS renews it too */
 const LEASE_MS = 60 * S;
 const SETTLE_MS = 5 * S;
 const ROUND_MS = 20 * S;
@@ -51,6 +51,7 @@ const PAGE = 100;
 const RECHECK_MS = 50;
 const ENDPOINTS_PER_ROUND = 20;
 const PRUNE_EVERY_MS = H;
+const PRUNE_CHUNK = 5000;
 
 export interface DelivererOptions {
   store: Store;
@@ -66,6 +67,23 @@ export interface DelivererOptions {
   secrets?: Secrets;
   /** how long a round may go on sending with the endpoint's secret and generation as last read (RECHECK_MS) */
   recheckMs?: number;
+  /** how long one endpoint's share of a round may go on sending (ROUND_MS) */
+  roundMs?: number;
+}
+
+/**
+ * Deletes in statements of PRUNE_CHUNK rows, yielding between them: the first prune after a long
+ * stop, or after EVENT_RETENTION was shortened, may have millions of rows to delete, and one
+ * statement would hold SQLite's write lock (and, in-process, the API) for as long.
+ */
+async function inChunks(chunk: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await chunk(PRUNE_CHUNK);
+    total += n;
+    if (n < PRUNE_CHUNK) return total;
+    await new Promise((r) => setImmediate(r));
+  }
 }
 
 /** a delay with ±10% jitter, so endpoints that failed together do not retry together */
@@ -111,8 +129,9 @@ export class WebhookDeliverer {
 
   private async prune(now: number): Promise<void> {
     this.lastPrune = now;
-    const events = await this.o.store.events.prune(now - this.o.retentionMs);
-    const tries = await this.o.store.webhooks.pruneDeliveries(now - this.o.retentionMs);
+    const before = now - this.o.retentionMs;
+    const events = await inChunks((n) => this.o.store.events.prune(before, n));
+    const tries = await inChunks((n) => this.o.store.webhooks.pruneDeliveries(before, n));
     if (events + tries > 0) this.o.logger.info({ events, tries }, 'pruned events and webhook tries past EVENT_RETENTION');
   }
 
@@ -134,6 +153,7 @@ export class WebhookDeliverer {
     let sent = 0;
     let lastSettle = performance.now();
     const started = lastSettle;
+    const roundMs = this.o.roundMs ?? ROUND_MS;
     const settle = async () => {
       lastSettle = performance.now();
       const outcome = await store.transaction((tx) =>
@@ -219,15 +239,19 @@ export class WebhookDeliverer {
             break;
           }
           if (performance.now() - lastSettle >= SETTLE_MS && !(await settle())) return sent;
+          // The round ends after its time, between two messages: the instance claims nothing until
+          // every endpoint of the round is done, so a receiver answering 2xx slowly (up to the
+          // 15 s timeout each) would otherwise hold up every other endpoint for a whole page.
+          if (performance.now() - started >= roundMs) break;
         }
-        if (failed || moved || this.abort.signal.aborted || !page.hasMore || performance.now() - started >= ROUND_MS) break;
+        if (failed || moved || this.abort.signal.aborted || !page.hasMore || performance.now() - started >= roundMs) break;
       }
       // an idle endpoint's row is left as it was: only the lease is given back; a
       // replayed one keeps the replay's position (settle logs the tries only)
       if (log.length > 0 || state.disabled) await settle();
       return sent;
     } finally {
-      await store.webhooks.release(w.id, owner).catch(() => undefined);
+      await store.webhooks.release(w.id, owner, this.now()).catch(() => undefined);
     }
   }
 }

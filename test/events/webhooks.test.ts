@@ -319,4 +319,105 @@ describe.each(await availableStores())('webhooks on %s', (kind) => {
       await other.close();
     }
   });
+
+  it('every due endpoint gets its turn: twenty with nothing to send, older ones, do not keep a newer one waiting', async () => {
+    // twenty quiet endpoints, due since a minute before the one that has something to send
+    const quiet = await startReceiver();
+    try {
+      for (let i = 0; i < 20; i++) await createWebhook(f.db, { companyId: f.ids.companyA, url: quiet.url, events: ['dnc.added'] });
+      await f.db.kysely
+        .updateTable('webhooks')
+        .set({ next_try_at: Date.now() - 60_000 })
+        .execute();
+      await hook({ events: ['lead.created'] });
+      await lead();
+      await settled();
+      const d = deliverer();
+      for (let i = 0; i < 5 && rx.received.length === 0; i++) await d.round();
+      expect(rx.received).toHaveLength(1);
+      expect(quiet.received).toHaveLength(0);
+    } finally {
+      await quiet.close();
+    }
+  });
+
+  it('a receiver answering slowly gets a share of a round, not a whole page: the next round, and the other endpoints, come in time', async () => {
+    await hook({ events: ['lead.created'] });
+    rx.delayMs = 100;
+    for (let i = 0; i < 12; i++) await lead();
+    await settled();
+    const d = new WebhookDeliverer({
+      store: f.db,
+      owner: 'test-a',
+      outbound: local,
+      logger: silent,
+      retentionMs: 30 * 24 * H,
+      roundMs: 250,
+    });
+    const t0 = performance.now();
+    const sent = await d.round();
+    // a share of about 250 ms: a few of the twelve, not the whole page
+    expect(sent).toBeGreaterThan(0);
+    expect(sent).toBeLessThan(12);
+    expect(performance.now() - t0).toBeLessThan(1_500);
+    // the rest follow in the next rounds, in order
+    await until(12, d);
+    expect(rx.received.map((r) => r.payload.type)).toEqual(Array(12).fill('lead.created'));
+  });
+
+  it('prunes every event and try past EVENT_RETENTION, over several chunks, and keeps the rest', async () => {
+    const { webhookId } = await hook();
+    const old = Date.now() - 31 * 24 * H;
+    const n = 12_001; // more than two chunks of 5000
+    for (let i = 0; i < n; i += 1000) {
+      const k = Math.min(1000, n - i);
+      await f.db.kysely
+        .insertInto('events')
+        .values(
+          Array.from({ length: k }, () => ({
+            type: 'lead.created',
+            company_id: f.ids.companyA,
+            campaign_id: f.ids.campaignA,
+            created_at: old,
+            count: 1,
+            items: '[]',
+          })),
+        )
+        .execute();
+      await f.db.kysely
+        .insertInto('webhook_deliveries')
+        .values(
+          Array.from({ length: k }, (_, j) => ({
+            webhook_id: webhookId,
+            message_id: `msg_${i + j}`,
+            event_type: 'lead.created',
+            try: 1,
+            ok: 1,
+            status_code: 200,
+            latency_ms: 1,
+            error: null,
+            created_at: old,
+          })),
+        )
+        .execute();
+    }
+    await lead();
+    const count = async (table: 'events' | 'webhook_deliveries', older: boolean) =>
+      Number(
+        (
+          await f.db.kysely
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('created_at', older ? '<' : '>=', Date.now() - 30 * 24 * H)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const recent = await count('events', false);
+    expect(recent).toBeGreaterThan(0);
+    expect(await count('events', true)).toBeGreaterThanOrEqual(n);
+    await deliverer().round(); // a new deliverer prunes in its first round
+    expect(await count('events', true)).toBe(0);
+    expect(await count('webhook_deliveries', true)).toBe(0);
+    expect(await count('events', false)).toBe(recent);
+  });
 });
