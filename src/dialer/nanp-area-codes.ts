@@ -223,10 +223,13 @@ export function areaCodeInfo(npa: string): AreaCodeInfo | null {
  * The US state (USPS code, DC included) of a +1 number's area code, or null
  * for anything else: Canada, the Caribbean, US territories, toll-free,
  * unknown codes, not a number. Where the number is does not follow: mobile
- * and VoIP numbers move with their owner.
+ * and VoIP numbers move with their owner. A +1 number of another length than
+ * ten digits, or with an exchange NANP does not issue, still gets its area
+ * code's state, as it gets its zone (phone-timezone.ts): if a carrier connects
+ * it, the state's rules apply, and calling rules err on the side of not calling.
  */
 export function usStateForPhone(e164: string): string | null {
-  const m = typeof e164 === 'string' ? /^\+1([2-9]\d\d)[2-9]\d{6}$/.exec(e164.replace(/[\s().-]/g, '')) : null;
+  const m = typeof e164 === 'string' ? /^\+1([2-9]\d\d)\d{3,11}$/.exec(e164.replace(/[\s().-]/g, '')) : null;
   const info = m ? TABLE.get(m[1]!) : undefined;
   return info && info.country === 'US' ? info.regions[0]! : null;
 }

@@ -138,6 +138,10 @@ describe('usStateForPhone', () => {
     ['+12025550123', 'DC'],
     ['+19075550123', 'AK'],
     ['+18085550123', 'HI'],
+    // not a ten-digit NANP number, but its area code is California's, as its zone is: the state's rules apply
+    ['+141555501239', 'CA'],
+    ['+1212555012', 'NY'],
+    ['+12121550123', 'NY'],
   ])('%s -> %s', (e164, state) => expect(usStateForPhone(e164)).toBe(state));
 
   it.each([
@@ -146,8 +150,8 @@ describe('usStateForPhone', () => {
     ['+18005550123', 'toll-free'],
     ['+12735550123', 'unplaced Canadian code'],
     ['+442079460000', 'not NANP'],
-    ['+1212555012', 'too short'],
+    ['+121255', 'too short to be a number'],
     ['12125550123', 'no plus'],
-    ['+12121550123', 'exchange cannot start with 1'],
+    ['+1212555012345678', 'longer than E.164 allows'],
   ])('%s is null (%s)', (e164) => expect(usStateForPhone(e164)).toBeNull());
 });
