@@ -18,7 +18,7 @@ export async function createCompany(store: TxStore, name: string, now = Date.now
 }
 
 /** a campaign's state that is not a setting, as it starts */
-const NOT_PAUSED = { paused_at: null, paused_reason: null, not_placed_streak: 0 } as const;
+const NOT_PAUSED = { paused_at: null, paused_reason: null, not_placed_streak: 0, late_not_placed: 0, late_not_placed_since: null } as const;
 
 /** Without SECRET_KEY: secrets are stored as given. */
 const PLAIN = secretsFor(undefined);

@@ -31,6 +31,7 @@ import { byteOrderIdentifiers } from './migrations/0021_byte_order_identifiers.j
 import { webhookGeneration } from './migrations/0022_webhook_generation.js';
 import { campaignRevision } from './migrations/0023_campaign_revision.js';
 import { attemptsPending } from './migrations/0024_attempts_pending.js';
+import { lateNotPlaced } from './migrations/0025_late_not_placed.js';
 
 /** every migration, by name; names sort in the order they run */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -59,6 +60,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0022_webhook_generation': webhookGeneration(),
     '0023_campaign_revision': campaignRevision(dialect),
     '0024_attempts_pending': attemptsPending(),
+    '0025_late_not_placed': lateNotPlaced(dialect),
   };
 }
 

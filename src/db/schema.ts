@@ -41,6 +41,9 @@ export interface CampaignTable {
   paused_reason: string | null;
   /** calls in a row that could not be placed; 20 pause the campaign */
   not_placed_streak: number;
+  /** calls in a row the platform accepted and later reported not placed, and since when (migration 0025) */
+  late_not_placed: number;
+  late_not_placed_since: number | null;
   /** the platform's API key (Twilio: the auth token); sealed when SECRET_KEY is set (migration 0013) */
   provider_secret: string | null;
   /** the platform's --provider-option KEY=VALUE pairs as a JSON object; '{}' for simulate and webhook */

@@ -11,6 +11,7 @@ import { AppError, MESSAGES } from '../errors.js';
 import type { LeadStatus } from '../leads/lifecycle.js';
 import type { Store } from '../store/index.js';
 import { closingForPending, countsWhenReported } from './attempts.js';
+import { lateOutcomes } from './not-placed.js';
 import { listOptOut } from './outcomes.js';
 import { platformContext } from './providers/platform.js';
 import { type HttpRequester, type InboundEvent, type InboundRequest, isPlatformName, platformFor } from './providers/platforms/index.js';
@@ -84,6 +85,7 @@ export async function receiveWebhook(
   // closed between the read and the close (the call timeout or recovery, as unknown): the first
   // outcome stands, but the opt-out is not lost with this one, as in the branch above
   if (!recorded && doNotCall) await listAnalysedOptOut(deps, attempt.attemptId, events);
+  if (recorded) await lateOutcomes(deps.store, [{ campaignId: attempt.campaignId, outcome: terminal.outcome! }], now);
   return {
     ...base,
     recorded,

@@ -12,6 +12,7 @@ import type { DialerCampaign } from './campaign.js';
 const BACKOFF_MS = 30_000;
 const BACKOFF_MAX_MS = 15 * 60_000;
 const PAUSE_AFTER = 20;
+const NOT_PLACED = 'not-placed';
 
 /** the wait after the run-th call in a row not placed, with jitter: the calls refused together are not all tried again together */
 export function backoffAfter(run: number): number {
@@ -69,6 +70,56 @@ export class NotPlacedRuns {
       } catch (err) {
         this.log.error({ err, campaignId: c.id }, 'dialer: ending a run of calls not placed failed; the next placed call tries again');
       }
+    }
+  }
+}
+
+/** an outcome reported after the platform took the call: which campaign, and what */
+export interface LateOutcome {
+  campaignId: string;
+  outcome: string;
+}
+
+/**
+ * Outcomes reported later (a platform's webhook, an outcome report, reconciliation) of calls
+ * their platform had taken. A platform that takes every call and then reports each one not placed
+ * (out of credits, say) pauses its campaign as one refusing them outright does: after PAUSE_AFTER
+ * such outcomes with no outcome of a placed call among them, once the first of them is older than
+ * the campaign's call timeout. Counted in a row alone, campaigns that work would pause: with more
+ * concurrency than a Vapi subscription allows, the calls over the limit are reported within
+ * seconds and the placed ones only when they end, minutes later, and within the call timeout.
+ * `unknown` (nothing learnt) neither counts nor ends the run. Bookkeeping: a failure is handed to
+ * `failed`, never to the caller, whose outcome is recorded already.
+ */
+export async function lateOutcomes(
+  store: Store,
+  outcomes: readonly LateOutcome[],
+  now: number,
+  failed: (err: unknown, campaignId: string) => void = () => {},
+): Promise<void> {
+  const byCampaign = new Map<string, string[]>();
+  for (const o of outcomes) byCampaign.set(o.campaignId, [...(byCampaign.get(o.campaignId) ?? []), o.outcome]);
+  for (const [campaignId, list] of byCampaign) {
+    try {
+      // a placed call's outcome ends the run, whatever came with it
+      if (list.some((o) => o !== NOT_PLACED && o !== 'unknown')) {
+        await store.campaigns.latePlaced(campaignId);
+        continue;
+      }
+      const n = list.filter((o) => o === NOT_PLACED).length;
+      if (n === 0) continue;
+      const { run, since } = await store.campaigns.lateNotPlaced(campaignId, n, now);
+      if (run < PAUSE_AFTER) continue;
+      const row = await store.campaigns.byId(campaignId);
+      if (!row || now - since < Number(row.call_timeout_ms)) continue;
+      const minutes = Math.round((now - since) / 60_000);
+      await store.campaigns.pause(
+        campaignId,
+        `${run} calls in a row were taken by the platform and reported not placed, over ${minutes} min, with no call placed`,
+        now,
+      );
+    } catch (err) {
+      failed(err, campaignId);
     }
   }
 }

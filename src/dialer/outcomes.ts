@@ -5,6 +5,7 @@
  * and changes nothing, except that an opt-out reported late still lists the
  * number (closedAlready).
  */
+import { lateOutcomes } from './not-placed.js';
 import { AppError } from '../errors.js';
 import type { Access } from '../leads/service.js';
 import type { LeadStatus } from '../leads/lifecycle.js';
@@ -50,6 +51,7 @@ export async function reportOutcome(
   const [result] = await store.queue.close([closing], 'report', now);
   // closed between the read and the close (the call timeout, recovery, another report)
   if (result!.result === 'already closed') return closedAlready(store, p, attemptId, report, now);
+  await lateOutcomes(store, [{ campaignId: pending.campaignId, outcome: report.outcome }], now);
   return { attemptId, recorded: true, leadStatus: result!.result === 'recorded' ? result!.status : null };
 }
 

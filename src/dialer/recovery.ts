@@ -8,6 +8,7 @@
  * Every dialer runs this; closing is conditional (only an attempt not closed
  * yet), so two dialers sweeping at once close each attempt once.
  */
+import { lateOutcomes } from './not-placed.js';
 import type { Logger } from 'pino';
 import type { Store } from '../store/index.js';
 import { closingForPending } from './attempts.js';
@@ -56,7 +57,14 @@ async function closeStale(store: Store, now: number, log: Logger, touched: Set<s
     );
     const byTimeout = closings.filter((_, i) => stale[i]!.deadlineAt !== null && stale[i]!.deadlineAt! <= now);
     const byRecovery = closings.filter((c) => !byTimeout.includes(c));
-    await store.queue.close(byTimeout, 'timeout', now);
+    const timedOut = await store.queue.close(byTimeout, 'timeout', now);
+    // what reconciliation learnt from the platforms counts as a reported outcome (not-placed.ts)
+    await lateOutcomes(
+      store,
+      byTimeout.filter((_, i) => timedOut[i]!.result !== 'already closed'),
+      now,
+      (err, campaignId) => log.error({ err, campaignId }, 'dialer: counting outcomes reported late failed'),
+    );
     await store.queue.close(byRecovery, 'recovery', now);
     closed += stale.length;
     for (const p of stale) touched.add(p.campaignId);

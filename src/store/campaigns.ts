@@ -26,6 +26,10 @@ export interface CampaignStore {
   notPlaced(id: string): Promise<number>;
   /** a call was placed: the run of calls not placed ends */
   placed(id: string): Promise<void>;
+  /** `n` more calls the platform took and later reported not placed: the run's length, and since when */
+  lateNotPlaced(id: string, n: number, now: number): Promise<{ run: number; since: number }>;
+  /** a reported outcome of a placed call: the run of late not-placed outcomes ends */
+  latePlaced(id: string): Promise<void>;
   /** pauses the campaign (if it is not paused already) with the reason shown to operators */
   pause(id: string, reason: string, now: number): Promise<void>;
   /** clears the pause and the run of calls not placed; false when it was not paused */
@@ -99,6 +103,29 @@ export class KyselyCampaignStore implements CampaignStore {
     await this.ex.updateTable('campaigns').set({ not_placed_streak: 0 }).where('id', '=', id).where('not_placed_streak', '>', 0).execute();
   }
 
+  async lateNotPlaced(id: string, n: number, now: number): Promise<{ run: number; since: number }> {
+    const row = await this.ex
+      .updateTable('campaigns')
+      .set((eb) => ({
+        late_not_placed: eb('late_not_placed', '+', n),
+        late_not_placed_since: eb.fn.coalesce('late_not_placed_since', eb.val(now)),
+      }))
+      .where('id', '=', id)
+      .returning(['late_not_placed', 'late_not_placed_since'])
+      .executeTakeFirst();
+    return { run: Number(row?.late_not_placed ?? 0), since: Number(row?.late_not_placed_since ?? now) };
+  }
+
+  async latePlaced(id: string): Promise<void> {
+    // only when there is a run to end, as placed() does
+    await this.ex
+      .updateTable('campaigns')
+      .set({ late_not_placed: 0, late_not_placed_since: null })
+      .where('id', '=', id)
+      .where('late_not_placed', '>', 0)
+      .execute();
+  }
+
   async pause(id: string, reason: string, now: number): Promise<void> {
     await this.ex
       .updateTable('campaigns')
@@ -111,7 +138,7 @@ export class KyselyCampaignStore implements CampaignStore {
   async resume(id: string): Promise<boolean> {
     const result = await this.ex
       .updateTable('campaigns')
-      .set({ paused_at: null, paused_reason: null, not_placed_streak: 0 })
+      .set({ paused_at: null, paused_reason: null, not_placed_streak: 0, late_not_placed: 0, late_not_placed_since: null })
       .where('id', '=', id)
       .where('paused_at', 'is not', null)
       .executeTakeFirst();

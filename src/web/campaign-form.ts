@@ -68,6 +68,8 @@ type FormSource = Omit<
   | 'paused_at'
   | 'paused_reason'
   | 'not_placed_streak'
+  | 'late_not_placed'
+  | 'late_not_placed_since'
   | 'provider_secret'
   | 'provider_webhook_secret'
 >;

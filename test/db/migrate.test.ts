@@ -72,6 +72,7 @@ describe.each(await availableStores())('migrations on %s', (kind) => {
           '0022_webhook_generation',
           '0023_campaign_revision',
           '0024_attempts_pending',
+          '0025_late_not_placed',
         ]);
         await db.close();
       } finally {
