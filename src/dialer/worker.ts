@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { isOpen } from '../scheduling/hours.js';
 import type { Store } from '../store/index.js';
@@ -77,6 +78,8 @@ const newWorkerId = () => `${hostname()}:${process.pid}:${randomBytes(3).toStrin
 
 const HEARTBEAT_MS = 5000;
 const RECOVERY_MS = 5000;
+/** after a database outage, how long recovery leaves other dialers' calls alone: their own sweeps renew them first */
+const AFTER_OUTAGE_MS = 3 * RECOVERY_MS;
 /** a campaign whose every slot is taken (by this worker or others) is asked again this often */
 const FULL_POLL_MS = 1000;
 
@@ -105,6 +108,9 @@ export class Dialer {
   private wakeups: Wakeups | null = null;
   private timers: NodeJS.Timeout[] = [];
   private lastClaimAt: number | null = null;
+  /** the last heartbeat failed (the database is unreachable), and when the outage last ended: recover() waits after it */
+  private heartbeatFailing = false;
+  private outageEndedAt = Number.NEGATIVE_INFINITY;
   private readonly startedAt: number;
   private readonly summary: RunSummary = { attempts: 0, concluded: 0, deferred: 0, awaiting: 0 };
 
@@ -399,12 +405,31 @@ export class Dialer {
   private async recover(): Promise<void> {
     // on a clock that disagrees, other dialers' live leases would look lapsed and their calls be closed as unknown
     if (!this.clock.ok) return;
+    // This dialer's own calls first: after a database outage longer than their leases, they look
+    // lapsed, and the sweep would close them as unknown (and the renewal then hang them up) while
+    // they go on. Then other dialers' only once the database has answered for a while: after an
+    // outage every dialer's leases lapsed at once, and each renews its own at its next sweep.
+    await this.renew();
+    if (this.heartbeatFailing || performance.now() - this.outageEndedAt < AFTER_OUTAGE_MS) return;
     const { campaignIds } = await recoverStale(this.store, this.now(), this.log, reconciler(this.store, this.providers, this.log));
     for (const id of campaignIds) this.schedule.wake(id);
     if (campaignIds.size > 0) this.wakeUp();
   }
 
   private async heartbeat(): Promise<void> {
+    try {
+      await this.beat();
+    } catch (err) {
+      this.heartbeatFailing = true;
+      throw err;
+    }
+    if (this.heartbeatFailing) {
+      this.heartbeatFailing = false;
+      this.outageEndedAt = performance.now();
+    }
+  }
+
+  private async beat(): Promise<void> {
     // the clock is compared with each beat: claims stop within a beat of the clocks drifting apart, and resume as soon
     await this.clock.check();
     await heartbeat(this.store, {
