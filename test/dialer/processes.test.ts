@@ -110,8 +110,8 @@ describe.each(await availableStores())('dialer processes on %s', { timeout: 90_0
   });
 
   it('--concurrency 1 with two dialers: a second call does not start while the first (its lead deleted) still rings', async () => {
-    // A lead deleted through the API during its call does not end the call (docs/dialer.md, "A lead deleted
-    // during its call"), so the call keeps its slot: its open attempt counts while its dialer is live
+    // A lead deleted through the API during its call does not end the call at once (docs/dialer.md, "A lead
+    // deleted during its call"), so the call keeps its slot: its open attempt counts while its dialer is live
     // (src/store/shared/in-flight.ts), and recovery does not close it for the missing lead.
     const { campaignId, access } = await campaign({ concurrency: 1 });
     callMs = 8000;
@@ -128,8 +128,10 @@ describe.each(await availableStores())('dialer processes on %s', { timeout: 90_0
       await new Promise((r) => setTimeout(r, 5000));
       expect(callsOf(campaignId), 'calls placed while the first was still ringing').toHaveLength(1);
       expect(most, 'calls ringing at once on a --concurrency 1 campaign').toBe(1);
+      // not closed: still placing (open), or hung up at its dialer's renewal and awaiting the receiver's report (accepted)
       const [first] = await db.kysely.selectFrom('attempts').select(['state', 'closed_by']).where('campaign_id', '=', campaignId).execute();
-      expect(first).toEqual({ state: 'open', closed_by: null });
+      expect(first!.closed_by).toBeNull();
+      expect(['open', 'accepted']).toContain(first!.state);
     } finally {
       callMs = 0;
       for (const d of dialers) if (d.child.exitCode === null) d.child.kill('SIGKILL');
