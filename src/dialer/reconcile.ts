@@ -5,31 +5,52 @@
  * and closed with the mapped outcome. A call the platform does not know, or whose id never came
  * back, closes as unknown, as every other attempt past its timeout does. A call still in progress
  * at the timeout is hung up through the platform, and closes as unknown.
+ *
+ * A platform that cannot be asked (it answers 5xx or 429, a timeout, a secret this dialer cannot
+ * open) or a live call that cannot be hung up is not closed on that: closed as unknown, an
+ * answered person would be called again, and a live call would lose its slot and its number's
+ * lock while it goes on. The attempt is asked about again a minute later, for up to an hour past
+ * its call timeout; then it closes as unknown.
  */
 import type { Logger } from 'pino';
 import type { PendingAttempt } from '../store/queue.js';
 import type { Store } from '../store/index.js';
+import { secretsFor } from '../crypto/secrets.js';
+import { defaultHttpRequester } from '../net/http.js';
 import { countsWhenReported, type Ending } from './attempts.js';
-import { type ProviderOptions, providerFor } from './providers/index.js';
+import type { ProviderOptions } from './providers/index.js';
+import { platformCalls } from './providers/platform.js';
 import { isPlatformName } from './providers/platforms/index.js';
 
-/** how long one look-up (and hang-up) may take before the attempt closes as unknown */
+/** how long one look-up (and hang-up) may take before it counts as failed */
 const LOOKUP_TIMEOUT_MS = 15_000;
+/** after a failed look-up or hang-up, when the attempt is asked about again */
+export const ASK_AGAIN_MS = 60_000;
+/** how long past its call timeout an attempt is asked about before it closes as unknown */
+const GIVE_UP_MS = 3_600_000;
 
-/** the ending learnt from the provider; null: nothing was learnt, the attempt closes as unknown */
-export type Reconcile = (p: PendingAttempt, now: number) => Promise<Omit<Ending, 'finishedAt'> | null>;
+/**
+ * the ending learnt from the provider; null: nothing can be learnt, the attempt closes as unknown;
+ * 'later': the platform could not be asked (or could not hang up), ask again at ASK_AGAIN_MS
+ */
+export type Reconcile = (p: PendingAttempt, now: number) => Promise<Omit<Ending, 'finishedAt'> | 'later' | null>;
 
 export function reconciler(store: Store, providers: ProviderOptions, log: Logger): Reconcile {
-  return async (p) => {
+  return async (p, now) => {
     if (!isPlatformName(p.campaign.provider) || !p.providerCallId) return null;
     const ref = { attemptId: p.attemptId, providerCallId: p.providerCallId, control: p.providerControl };
+    // past the last time to ask: what is left closes as unknown
+    const later = now < p.startedAt + p.campaign.callTimeoutMs + GIVE_UP_MS ? 'later' : null;
     try {
       const row = await store.campaigns.byId(p.campaignId);
       if (!row) return null;
-      const provider = providerFor(row, providers);
+      const calls = platformCalls(row, {
+        secrets: providers.secrets ?? secretsFor(undefined),
+        request: providers.request ?? defaultHttpRequester,
+      });
       const signal = AbortSignal.timeout(LOOKUP_TIMEOUT_MS);
-      const found = await provider.lookup?.(ref, signal);
-      if (!found || found.state === 'not-found') return null;
+      const found = await calls.lookup(ref, signal);
+      if (found.state === 'not-found') return null;
       if (found.state === 'ended') {
         return {
           success: found.success,
@@ -39,7 +60,7 @@ export function reconciler(store: Store, providers: ProviderOptions, log: Logger
           ...countsWhenReported(found.outcome),
         };
       }
-      await provider.hangUp?.(ref, signal);
+      await calls.hangUp(ref, signal);
       return {
         success: false,
         outcome: 'unknown',
@@ -48,8 +69,13 @@ export function reconciler(store: Store, providers: ProviderOptions, log: Logger
         counts: true,
       };
     } catch (err) {
-      log.warn({ err, campaignId: p.campaignId, attemptId: p.attemptId }, 'could not ask the platform about a call past its timeout');
-      return null;
+      log.warn(
+        { err, campaignId: p.campaignId, attemptId: p.attemptId },
+        later
+          ? 'could not ask the platform about a call past its timeout; asking again in a minute'
+          : 'could not ask the platform about a call past its timeout; closed as unknown',
+      );
+      return later;
     }
   };
 }

@@ -12,7 +12,7 @@ import { lateOutcomes } from './not-placed.js';
 import type { Logger } from 'pino';
 import type { Store } from '../store/index.js';
 import { closingForPending } from './attempts.js';
-import type { Reconcile } from './reconcile.js';
+import { ASK_AGAIN_MS, type Reconcile } from './reconcile.js';
 
 const BATCH = 200;
 
@@ -41,20 +41,24 @@ export async function recoverStale(
 async function closeStale(store: Store, now: number, log: Logger, touched: Set<string>, reconcile?: Reconcile): Promise<number> {
   let closed = 0;
   for (;;) {
-    const stale = await store.queue.stale(now, BATCH);
-    if (stale.length === 0) return closed;
-    const closings = await Promise.all(
-      stale.map(async (p) => {
-        const timedOut = p.deadlineAt !== null && p.deadlineAt <= now;
-        // past its timeout, a platform's call is looked up there first (src/dialer/reconcile.ts)
-        const learnt = timedOut && reconcile ? await reconcile(p, now) : null;
-        if (learnt) return closingForPending(p, { ...learnt, finishedAt: now });
-        const reason = timedOut
+    const found = await store.queue.stale(now, BATCH);
+    if (found.length === 0) return closed;
+    // past its timeout, a platform's call is looked up there first (src/dialer/reconcile.ts)
+    const learnt = await Promise.all(
+      found.map((p) => (p.deadlineAt !== null && p.deadlineAt <= now && reconcile ? reconcile(p, now) : null)),
+    );
+    // a platform that could not be asked: the attempt is asked about again later, not closed
+    for (const [i, p] of found.entries()) if (learnt[i] === 'later') await store.queue.postpone(p.attemptId, now + ASK_AGAIN_MS);
+    const stale = found.filter((_, i) => learnt[i] !== 'later');
+    const closings = stale.map((p) => {
+      const ending = learnt[found.indexOf(p)];
+      if (ending && ending !== 'later') return closingForPending(p, { ...ending, finishedAt: now });
+      const reason =
+        p.deadlineAt !== null && p.deadlineAt <= now
           ? 'no outcome arrived within the call timeout'
           : 'the dialer placing the call stopped renewing its claim (it crashed or stalled)';
-        return closingForPending(p, { success: false, outcome: 'unknown', reason, durationSeconds: null, counts: true, finishedAt: now });
-      }),
-    );
+      return closingForPending(p, { success: false, outcome: 'unknown', reason, durationSeconds: null, counts: true, finishedAt: now });
+    });
     const byTimeout = closings.filter((_, i) => stale[i]!.deadlineAt !== null && stale[i]!.deadlineAt! <= now);
     const byRecovery = closings.filter((c) => !byTimeout.includes(c));
     const timedOut = await store.queue.close(byTimeout, 'timeout', now);
@@ -74,7 +78,7 @@ async function closeStale(store: Store, now: number, log: Logger, touched: Set<s
         'attempt closed past its timeout',
       );
     }
-    if (stale.length < BATCH) return closed;
+    if (found.length < BATCH) return closed;
   }
 }
 

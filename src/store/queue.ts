@@ -127,7 +127,7 @@ export interface PendingAttempt {
   providerControl: string | null;
   /** null when the lead was deleted */
   lead: { seq: number; status: LeadStatus; attempts: number; extraAttempts: number; externalId: string | null; held: boolean } | null;
-  campaign: { maxAttempts: number; retryDelayMs: number; retryDelays: string; provider: string };
+  campaign: { maxAttempts: number; retryDelayMs: number; retryDelays: string; provider: string; callTimeoutMs: number };
 }
 
 export type DialerLeadRow = LeadTable & LeadDialerColumns;
@@ -167,6 +167,8 @@ export interface QueueStore {
   pending(attemptId: string): Promise<PendingAttempt | undefined>;
   /** attempts not closed whose deadline passed or whose worker lost its lease (crashed, stalled) */
   stale(now: number, limit: number): Promise<PendingAttempt[]>;
+  /** moves an attempt's deadline (and its lead's lease) to `until`: reconciliation asks again then; false when closed */
+  postpone(attemptId: string, until: number): Promise<boolean>;
   /**
    * ends leases that lapsed with no attempt open (of one campaign, or of all): the lead is due again at once.
    * `touched` collects the campaigns of the leads released (a dialer wakes them: its own commits are never signalled to it)

@@ -195,4 +195,54 @@ describe.each(await availableStores())('reconciliation past the call timeout on 
       }
     },
   );
+
+  it.each(PLATFORM_NAMES)(
+    '%s: a platform that cannot be asked at the timeout leaves the attempt open, asked again a minute later',
+    async (name) => {
+      const { p, campaignId, lead, callId } = await placed(name);
+      try {
+        p.busy(callId); // the call ended; its webhook is lost
+        p.resetNext(); // and the platform drops the first lookup
+        const at = later();
+        await worker(campaignId, () => at).runOnce();
+        const [open] = await attemptRows(db, lead);
+        // not closed as unknown: the call's outcome is there to be learnt (an answered person is not called again)
+        expect(open).toMatchObject({ state: 'accepted', outcome: null, deadline_at: at + 60_000 });
+        expect(Date.parse((await leadRow(db, lead))!.next_attempt_at!)).toBe(at + 60_000);
+        await worker(campaignId, () => at + 30_000).runOnce();
+        expect(await attemptRows(db, lead)).toMatchObject([{ state: 'accepted' }]);
+        await worker(campaignId, () => at + 61_000).runOnce();
+        expect(await attemptRows(db, lead)).toMatchObject([
+          { state: 'closed', closed_by: 'timeout', outcome: name === 'bland' ? 'no-answer' : 'busy' },
+        ]);
+      } finally {
+        await p.close();
+      }
+    },
+  );
+
+  it('a platform that still cannot be asked an hour past the timeout: the attempt closes as unknown', async () => {
+    const { p, campaignId, lead } = await placed('vapi');
+    try {
+      await p.close(); // nobody answers any more
+      await worker(campaignId, () => Date.now() + CALL_TIMEOUT_MS + 3_600_000 + 1000).runOnce();
+      expect(await attemptRows(db, lead)).toMatchObject([{ state: 'closed', closed_by: 'timeout', outcome: 'unknown' }]);
+    } finally {
+      await p.close().catch(() => undefined);
+    }
+  });
+
+  it.each(PLATFORM_NAMES)("%s: a dialer without PUBLIC_URL asks the platform about another dialer's call too", async (name) => {
+    const { p, lead, callId } = await placed(name);
+    try {
+      p.busy(callId);
+      const other = await makeCampaign(db, {});
+      await new Dialer({ store: db, logger: silent, campaignIds: [other], request: localRequester, now: later }).runOnce();
+      expect(await attemptRows(db, lead)).toMatchObject([
+        { state: 'closed', closed_by: 'timeout', outcome: name === 'bland' ? 'no-answer' : 'busy' },
+      ]);
+    } finally {
+      await p.close();
+    }
+  });
 });

@@ -45,6 +45,8 @@ export interface PlatformCase {
   /** the terminal webhook signed with the wrong secret */
   forged(id: string): Webhook;
   refuseNextCreate(): void;
+  /** the platform's next answer (any request) is a dropped connection */
+  resetNext(): void;
   /** the next create-call answers (and places its call) only after a while */
   slowNextCreate(): void;
   /** the call is live (answered, talking) on the platform */
@@ -90,6 +92,7 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
           ),
         refuseNextCreate: () => f.refuseNextCreate(429),
         slowNextCreate: () => f.http.next('slow'),
+        resetNext: () => f.http.next('reset'),
         live: (id) => f.setStatus(id, 'in-progress'),
         forget: (id) => f.forget(id),
         hangUps: () => f.http.requests.filter((r) => r.path.startsWith('/control/')),
@@ -122,6 +125,7 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         forged: (id) => after(f.end(id, { reason: 'user_hangup' }), () => f.webhook(id, 'call_ended', { key: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(429),
         slowNextCreate: () => f.http.next('slow'),
+        resetNext: () => f.http.next('reset'),
         live: (id) => f.start(id),
         forget: (id) => f.forget(id),
         hangUps: () => f.http.requests.filter((r) => r.path.startsWith('/v2/stop-call/')),
@@ -149,6 +153,7 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         forged: (id) => after(f.end(id, { status: 'completed', answered_by: 'human' }), () => f.webhook(id, { secret: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(429),
         slowNextCreate: () => f.http.next('slow'),
+        resetNext: () => f.http.next('reset'),
         live: (id) => f.start(id),
         forget: (id) => f.forget(id),
         hangUps: () => f.http.requests.filter((r) => r.path.endsWith('/stop')),
@@ -178,6 +183,7 @@ export async function startCase(name: PlatformCase['name']): Promise<PlatformCas
         forged: (id) => after(f.setStatus(id, 'completed', { duration: 1 }), () => f.webhook(id, { token: 'nope' })),
         refuseNextCreate: () => f.refuseNextCreate(),
         slowNextCreate: () => f.http.next('slow'),
+        resetNext: () => f.http.next('reset'),
         live: (id) => f.setStatus(id, 'in-progress'),
         forget: (id) => f.forget(id),
         hangUps: () =>

@@ -62,6 +62,7 @@ export function platformProvider(
   // lookups and hang-ups send no callback URL
   const plain: PlatformContext = { ...ctx, callbackUrl: '' };
   return {
+    ...platformCalls(c, o),
     /**
      * The create is never cut short by the dialer's own abort (a lost claim, a shutdown past its
      * grace): cut, a call the platform had placed would go on with no id to end it by until the
@@ -82,6 +83,22 @@ export function platformProvider(
       }
       return result;
     },
+  };
+}
+
+/**
+ * A platform's calls as reconciliation asks about them: lookups and hang-ups send no callback
+ * URL, so a dialer without PUBLIC_URL (serving simulate campaigns, or a `--once` run) can ask
+ * about another dialer's calls instead of closing them unknown. Throws when the campaign's secret
+ * cannot be opened here.
+ */
+export function platformCalls(
+  c: PlatformSettings,
+  o: { secrets: Secrets; request: HttpRequester },
+): Required<Pick<CallProvider, 'lookup' | 'hangUp'>> {
+  const { platform, ctx } = platformContext(c, o.secrets, o.request);
+  const plain: PlatformContext = { ...ctx, callbackUrl: '' };
+  return {
     lookup: (ref, signal) => platform.lookup(ref, plain, signal),
     hangUp: (ref, signal) => platform.hangUp(ref, plain, signal),
   };

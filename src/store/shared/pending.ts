@@ -28,6 +28,7 @@ interface Row {
   retry_delay_ms: number;
   retry_delays: string;
   provider: string;
+  call_timeout_ms: number;
 }
 
 /** the attempts not closed that meet `where` (over `a` attempts, `l` leads, `c` campaigns), oldest first */
@@ -37,7 +38,7 @@ export async function pendingAttempts(ex: Executor, where: RawBuilder<unknown>, 
       a.deadline_at, a.phone_number, a.provider_call_id, a.provider_control,
       l.seq, l.status, l.attempts, l.extra_attempts, l.external_id,
       (l.claimed_by = a.worker and l.claimed_at = a.claimed_at) as held,
-      c.max_attempts, c.retry_delay_ms, c.retry_delays, c.provider
+      c.max_attempts, c.retry_delay_ms, c.retry_delays, c.provider, c.call_timeout_ms
     from attempts a
       join campaigns c on c.id = a.campaign_id
       left join leads l on l.id = a.lead_id
@@ -74,6 +75,7 @@ export async function pendingAttempts(ex: Executor, where: RawBuilder<unknown>, 
       retryDelayMs: Number(r.retry_delay_ms),
       retryDelays: r.retry_delays,
       provider: r.provider,
+      callTimeoutMs: Number(r.call_timeout_ms),
     },
   }));
 }

@@ -140,6 +140,28 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
     return held;
   }
 
+  postpone(attemptId: string, until: number): Promise<boolean> {
+    return this.inWriteTx(async (self) => {
+      const row = await self.ex
+        .updateTable('attempts')
+        .set({ deadline_at: until })
+        .where('attempt_id', '=', attemptId)
+        .where('state', '<>', 'closed')
+        .returning(['lead_id', 'worker', 'claimed_at'])
+        .executeTakeFirst();
+      if (!row) return false;
+      // its lead's lease too, as accept() holds it: the call may still be live
+      await self.ex
+        .updateTable('leads')
+        .set({ next_attempt_at: iso(until) })
+        .where('id', '=', row.lead_id)
+        .where('claimed_by', '=', row.worker)
+        .where('claimed_at', '=', row.claimed_at)
+        .execute();
+      return true;
+    });
+  }
+
   accept(attemptId: string, o: { providerCallId: string | null; control?: string | null; deadlineAt: number }): Promise<boolean> {
     return this.inWriteTx(async (self) => {
       const row = await self.ex
