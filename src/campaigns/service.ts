@@ -132,12 +132,23 @@ export async function resumeCampaign(store: Store, campaignId: string): Promise<
 /**
  * The campaign, its leads (each with its lead.deleted event) and their
  * attempts, and the keys restricted to it; the number of leads deleted. One
- * transaction, whose statements take a bulk's 1000 leads at a time.
+ * transaction, whose statements take a bulk's 1000 leads at a time. Refused
+ * while calls of the campaign are in progress: deleting their attempts would
+ * leave the calls with no one to follow them, hang them up or hold their
+ * numbers (another campaign's lead with the same number would be called while
+ * the first call goes on).
  */
 export async function deleteCampaign(store: Store, campaignId: string, now = Date.now()): Promise<number> {
   const leads = await store.transaction(async (tx) => {
     if (!(await tx.campaigns.byId(campaignId))) throw new AppError('not_found', `campaign ${campaignId} not found`);
-    return tx.campaigns.remove(campaignId, now);
+    const { leads, callsInProgress: calls } = await tx.campaigns.remove(campaignId, now);
+    // thrown, the transaction rolls back: the leads are back, with their events undone
+    if (calls > 0)
+      throw new AppError(
+        'conflict',
+        `${calls === 1 ? '1 call' : `${calls} calls`} of this campaign ${calls === 1 ? 'is' : 'are'} in progress: pause it (set its hours to never), and delete it once they have ended (at the latest its call timeout after they began)`,
+      );
+    return leads;
   });
   forgetCampaign(store, campaignId);
   return leads;

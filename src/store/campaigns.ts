@@ -1,4 +1,5 @@
 /** The campaigns table. The same Kysely statements serve both databases. */
+import { sql } from 'kysely';
 import type { Executor } from '../db/index.js';
 import type { CampaignTable } from '../db/schema.js';
 import type { EventStore } from './events.js';
@@ -41,7 +42,12 @@ export interface CampaignStore {
    * cascade); each lead leaves its lead.deleted event, as any lead deleted
    * does. The number of leads deleted. Run it in a transaction.
    */
-  remove(id: string, now: number): Promise<number>;
+  /**
+   * deletes the campaign's leads (each batch with its lead.deleted event), then, when none of its
+   * attempts is still open, its attempts, keys and the campaign itself; the leads deleted and the
+   * attempts found open (when there are, nothing else is deleted: the caller rolls back)
+   */
+  remove(id: string, now: number): Promise<{ leads: number; callsInProgress: number }>;
 }
 
 /**
@@ -145,8 +151,7 @@ export class KyselyCampaignStore implements CampaignStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  async remove(id: string, now: number): Promise<number> {
-    await this.ex.deleteFrom('attempts').where('campaign_id', '=', id).execute();
+  async remove(id: string, now: number): Promise<{ leads: number; callsInProgress: number }> {
     let deleted = 0;
     // Batches in seq order, each starting after the last (leads_campaign_seq):
     // on PostgreSQL a scan from the campaign's start would step over every row
@@ -168,8 +173,16 @@ export class KyselyCampaignStore implements CampaignStore {
       await this.events.append({ type: 'lead.deleted', campaignId: id, items, now });
       if (rows.length < REMOVE_BATCH) break;
     }
+    // Counted once the leads are gone: an attempt opened from here on finds its lead deleted
+    // (QueueStore.open), and one opened before is seen here.
+    // (attempts_pending, migration 0024: the literal state matches the partial index)
+    const { rows: open } = await sql<{ n: number | string }>`select count(*) as n from attempts
+      where campaign_id = ${id} and state <> 'closed'`.execute(this.ex);
+    const callsInProgress = Number(open[0]?.n ?? 0);
+    if (callsInProgress > 0) return { leads: deleted, callsInProgress };
+    await this.ex.deleteFrom('attempts').where('campaign_id', '=', id).execute();
     await this.ex.deleteFrom('api_keys').where('campaign_id', '=', id).execute();
     await this.ex.deleteFrom('campaigns').where('id', '=', id).execute();
-    return deleted;
+    return { leads: deleted, callsInProgress: 0 };
   }
 }

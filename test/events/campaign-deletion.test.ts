@@ -8,6 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign, deleteCampaign } from '../../src/campaigns/service.js';
+import { closingFor } from '../../src/dialer/attempts.js';
+import { claimDue } from '../../src/dialer/claim.js';
+import { leadRow, seedLeads } from '../dialer/support.js';
 import { availableStores } from '../helpers/db.js';
 import { type Fixture, makeFixture } from '../helpers/fixture.js';
 import { expectError, ok, phone, phoneLeads, seed } from '../api/support.js';
@@ -61,5 +64,38 @@ describe.each(await availableStores())('campaign deletion events on %s', (kind) 
     const { campaignId } = await createCampaign(f.db, { companyId: f.ids.companyB, name: 'empty' });
     expect(await deleteCampaign(f.db, campaignId)).toBe(0);
     expect(await deletedRows(campaignId)).toEqual([]);
+  });
+
+  it('is refused while a call of the campaign is in progress: nothing is deleted, no event; once it has ended, it goes', async () => {
+    const { campaignId } = await createCampaign(f.db, { companyId: f.ids.companyB, name: 'calling' });
+    const [leadId] = await seedLeads(f.db, campaignId, [{}, {}]);
+    const now = Date.now();
+    const [lead] = await claimDue(f.db, { campaignId, maxAttempts: 3, workerId: 'w1', limit: 1, now, leaseMs: 60_000 });
+    const attemptId = 'at_in_progress';
+    const opening = { attemptId, lead: lead!, phoneNumber: lead!.phoneNumber, startedAt: now, deadlineAt: now + 60_000 };
+    expect(await f.db.queue.open([opening], now)).toEqual(['opened']);
+    await expect(deleteCampaign(f.db, campaignId)).rejects.toMatchObject({
+      code: 'conflict',
+      message:
+        '1 call of this campaign is in progress: pause it (set its hours to never), and delete it once they have ended (at the latest its call timeout after they began)',
+    });
+    expect(await f.db.campaigns.byId(campaignId)).toBeDefined();
+    expect(await leadRow(f.db, leadId!)).toBeDefined();
+    expect(await deletedRows(campaignId)).toEqual([]);
+    // the call ends
+    await f.db.queue.close(
+      [
+        closingFor(
+          lead!,
+          attemptId,
+          { success: true, outcome: 'answered', reason: null, durationSeconds: 5, counts: true, finishedAt: now + 1 },
+          { defaultMs: 0, byOutcome: '' },
+        ),
+      ],
+      'dialer',
+      now + 1,
+    );
+    expect(await deleteCampaign(f.db, campaignId)).toBe(2);
+    expect(await f.db.campaigns.byId(campaignId)).toBeUndefined();
   });
 });
