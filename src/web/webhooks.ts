@@ -5,6 +5,7 @@
  * Secrets are sealed with SECRET_KEY exactly as the CLI seals them; the URL
  * meets the outbound policy where the CLI's does, at each delivery.
  */
+import { perStore, ScopedCursors } from '../crypto/cursor-cipher.js';
 import type { Secrets } from '../crypto/secrets.js';
 import { AppError, MESSAGES, validation } from '../errors.js';
 import { EVENT_TYPES } from '../store/events.js';
@@ -21,6 +22,8 @@ import {
 import { storable } from '../storable.js';
 
 const PAGE_SIZE = 50;
+const codecs = new WeakMap<Store, Promise<ScopedCursors>>();
+const cursors = (store: Store) => perStore(codecs, store, (key) => new ScopedCursors(key, 'delivery cursor', 'webhook'));
 
 export type WebhookView = WebhookSummary & { campaignName: string | null };
 
@@ -93,10 +96,17 @@ export class WebhookDesk {
     return enableWebhook(this.store, known(webhookId), companyId, this.now());
   }
 
-  /** `before`: the id a previous page gave as its next; anything else is a 400 */
-  deliveries(companyId: string, webhookId: string, o: { failedOnly: boolean; before?: string }) {
-    if (o.before !== undefined && !/^[1-9][0-9]{0,15}$/.test(o.before)) throw validation('Invalid cursor');
-    const before = o.before === undefined ? undefined : Number(o.before);
-    return deliveryPage(this.store, webhookId, { companyId, failedOnly: o.failedOnly, before, limit: PAGE_SIZE });
+  /**
+   * `before`: the cursor a previous page gave as its next, bound to this endpoint (anything else
+   * is a 400). It holds a try's id, a position in the tries of every company: shown plainly, a
+   * user could probe it (which of their own tries lie below any number) and count the other
+   * companies' deliveries between two of theirs.
+   */
+  async deliveries(companyId: string, webhookId: string, o: { failedOnly: boolean; before?: string }) {
+    const codec = await cursors(this.store);
+    const before = o.before === undefined ? undefined : codec.decode(webhookId, o.before);
+    if (before === null) throw validation('Invalid cursor');
+    const page = await deliveryPage(this.store, webhookId, { companyId, failedOnly: o.failedOnly, before, limit: PAGE_SIZE });
+    return { tries: page.tries, next: page.next === null ? null : codec.encode(webhookId, page.next) };
   }
 }

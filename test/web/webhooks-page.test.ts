@@ -199,6 +199,12 @@ describe.each(await availableStores())('dashboard webhooks on %s', (kind) => {
       expect(failed.body).not.toContain('<span class="badge ok">ok</span>');
       expect(failed.body).toMatch(/name="failed" value="1" checked/);
       expect((await a.get(`${PAGE}/${webhookId}/deliveries?before=x1`)).status).toBe(400);
+      // the cursor shows no position in the tries of every company, and binds to its endpoint
+      const cursor = new URL((older[1] ?? older[2])!.replaceAll('&amp;', '&'), 'http://x').searchParams.get('before')!;
+      expect(cursor).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect((await a.get(`${PAGE}/${webhookId}/deliveries?before=3`)).status).toBe(400);
+      const other = await create({ url: 'https://other.example.com/' });
+      expect((await a.get(`${PAGE}/${other.webhookId}/deliveries?before=${cursor}`)).status).toBe(400);
     } finally {
       await rx.close();
     }

@@ -7,7 +7,7 @@ import { badge, page, type Viewer, when } from './layout.js';
 
 export function deliveriesPage(
   v: Viewer,
-  o: { hook: WebhookView; tries: readonly DeliverySummary[]; failedOnly: boolean; before?: string; next: number | null },
+  o: { hook: WebhookView; tries: readonly DeliverySummary[]; failedOnly: boolean; before?: string; next: string | null },
 ): string {
   const base = `/settings/webhooks/${seg(o.hook.webhookId)}/deliveries`;
   const failed = o.failedOnly ? '1' : undefined;
@@ -40,7 +40,7 @@ ${settingsTabs('webhooks')}
 </table>
 <nav class="pager" aria-label="Pages">
   ${o.before ? html`<a class="button secondary" href="${href(base, { failed })}">Newest</a>` : ''}
-  ${o.next !== null ? html`<a class="button secondary" rel="next" href="${href(base, { failed, before: String(o.next) })}">Older</a>` : ''}
+  ${o.next !== null ? html`<a class="button secondary" rel="next" href="${href(base, { failed, before: o.next })}">Older</a>` : ''}
   <span class="muted">${o.tries.length} shown, newest first; tries older than EVENT_RETENTION are pruned</span>
 </nav>`,
   );
