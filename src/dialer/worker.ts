@@ -78,7 +78,7 @@ const newWorkerId = () => `${hostname()}:${process.pid}:${randomBytes(3).toStrin
 
 const HEARTBEAT_MS = 5000;
 const RECOVERY_MS = 5000;
-/** after a database outage, how long recovery leaves other dialers' calls alone: their own sweeps renew them first */
+/** after a database outage, how long recovery waits: the other dialers' heartbeats (every 5 s) renew their calls first */
 const AFTER_OUTAGE_MS = 3 * RECOVERY_MS;
 /** a campaign whose every slot is taken (by this worker or others) is asked again this often */
 const FULL_POLL_MS = 1000;
@@ -111,6 +111,8 @@ export class Dialer {
   /** the last heartbeat failed (the database is unreachable), and when the outage last ended: recover() waits after it */
   private heartbeatFailing = false;
   private outageEndedAt = Number.NEGATIVE_INFINITY;
+  /** a recovery sweep is running */
+  private recovering = false;
   private readonly startedAt: number;
   private readonly summary: RunSummary = { attempts: 0, concluded: 0, deferred: 0, awaiting: 0 };
 
@@ -405,15 +407,22 @@ export class Dialer {
   private async recover(): Promise<void> {
     // on a clock that disagrees, other dialers' live leases would look lapsed and their calls be closed as unknown
     if (!this.clock.ok) return;
-    // This dialer's own calls first: after a database outage longer than their leases, they look
-    // lapsed, and the sweep would close them as unknown (and the renewal then hang them up) while
-    // they go on. Then other dialers' only once the database has answered for a while: after an
-    // outage every dialer's leases lapsed at once, and each renews its own at its next sweep.
-    await this.renew();
+    // After a database outage longer than the leases every call in flight looks lapsed, this
+    // dialer's and the others': nothing is swept until this dialer's heartbeat has worked again
+    // (which renews its own calls first) and AFTER_OUTAGE_MS have passed (the other dialers'
+    // heartbeats renew theirs). Swept at once, calls that went on through the outage were
+    // closed as unknown, then hung up by the next renewal.
     if (this.heartbeatFailing || performance.now() - this.outageEndedAt < AFTER_OUTAGE_MS) return;
-    const { campaignIds } = await recoverStale(this.store, this.now(), this.log, reconciler(this.store, this.providers, this.log));
-    for (const id of campaignIds) this.schedule.wake(id);
-    if (campaignIds.size > 0) this.wakeUp();
+    // one sweep at a time: a slow platform lookup (up to 15 s) would otherwise have the next ones ask again
+    if (this.recovering) return;
+    this.recovering = true;
+    try {
+      const { campaignIds } = await recoverStale(this.store, this.now(), this.log, reconciler(this.store, this.providers, this.log));
+      for (const id of campaignIds) this.schedule.wake(id);
+      if (campaignIds.size > 0) this.wakeUp();
+    } finally {
+      this.recovering = false;
+    }
   }
 
   private async heartbeat(): Promise<void> {
@@ -424,6 +433,8 @@ export class Dialer {
       throw err;
     }
     if (this.heartbeatFailing) {
+      // the database answers again: this dialer's own calls are renewed before anything is swept
+      await this.renew();
       this.heartbeatFailing = false;
       this.outageEndedAt = performance.now();
     }

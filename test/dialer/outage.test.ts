@@ -1,8 +1,8 @@
 /**
- * A database outage longer than the claims' leases: when the database answers again, a dialer's
- * recovery renews its own calls in flight before it sweeps, and leaves other dialers' alone until
- * the database has answered for a while, so a call that went on through the outage is not closed
- * as unknown (and then hung up) while it goes on. docs/dialer.md "Attempts, claims and crashes".
+ * A database outage longer than the claims' leases: when the database answers again, a dialer
+ * sweeps nothing until its heartbeat works again (which renews its own calls in flight) and a
+ * moment has passed for the other dialers' heartbeats to renew theirs, so a call that went on
+ * through the outage is not closed as unknown (and then hung up) while it goes on.
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -59,8 +59,12 @@ describe.each(await availableStores())('a database outage longer than the leases
       down = true;
       clock = T0 + 70_000;
       await expect(internals.heartbeat()).rejects.toThrow('ECONNREFUSED');
-      // it answers again; the first thing to run is the dialer's recovery
+      // it answers again; the first thing to run is the dialer's recovery: it waits for a heartbeat
       down = false;
+      await internals.recover();
+      expect(await attemptRows(db, leadId!)).toMatchObject([{ state: 'open', outcome: null }]);
+      // the heartbeat works again and renews the dialer's own calls; recovery still waits a moment for the others'
+      await internals.heartbeat();
       await internals.recover();
       expect(await attemptRows(db, leadId!)).toMatchObject([{ state: 'open', outcome: null }]);
       expect(await leadRow(db, leadId!)).toMatchObject({ claimed_by: w.workerId });
