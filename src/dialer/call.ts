@@ -231,6 +231,22 @@ export async function dialLead(
     };
     return { kind: 'attempt', attemptId, ...e, phoneNumber, ...(await finish(e)) };
   }
+  if (signal.aborted) {
+    // This dialer stopped (past its grace, or the claim lost) after the attempt was written and
+    // before the request went out: no platform refused the call, so it is no part of a run that
+    // pauses the campaign, and the lead is due again at once, as a lead given back while stopping
+    // is. (A platform's create, once begun, is never cut short: what it answers counts.)
+    const e = {
+      success: false,
+      outcome: 'not-placed',
+      reason: 'the dialer stopped before placing the call',
+      durationSeconds: null,
+      counts: false,
+      finishedAt: deps.now(),
+      retryInMs: 0,
+    };
+    return { kind: 'not placed', attemptId, reason: e.reason, retryInMs: 0, ...(await finish(e)) };
+  }
   const result: PlaceResult = await campaign.provider.place(
     {
       attemptId,
@@ -267,10 +283,7 @@ export async function dialLead(
       return { kind: 'awaiting', attemptId, reason: result.kind === 'unknown' ? result.reason : null };
     }
     case 'not-placed': {
-      // Not placed because this dialer hung up before the request went out (stopping past its
-      // grace, or the claim lost): no platform refused it, so it is no part of a run that pauses
-      // the campaign, and the lead is due again at once, as a lead given back while stopping is.
-      const retryInMs = signal.aborted ? 0 : await deps.notPlaced(campaign, result.reason, result.retryAfterMs);
+      const retryInMs = await deps.notPlaced(campaign, result.reason, result.retryAfterMs);
       const e = {
         success: false,
         outcome: 'not-placed',

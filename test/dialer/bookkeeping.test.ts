@@ -114,7 +114,9 @@ describe.each(await availableStores())('the dialer’s bookkeeping on %s', (kind
     };
     expect(await dialLead(deps, campaign, lead, abort.signal)).toMatchObject({ kind: 'not placed', retryInMs: 0 });
     expect(steps).toEqual(['paced']);
-    expect(await attemptRows(db, leadId)).toMatchObject([{ state: 'closed', outcome: 'not-placed', counts: 0 }]);
+    expect(await attemptRows(db, leadId)).toMatchObject([
+      { state: 'closed', outcome: 'not-placed', counts: 0, reason: 'the dialer stopped before placing the call' },
+    ]);
     expect(await leadRow(db, leadId)).toMatchObject({
       status: 'raw',
       attempts: 0,
