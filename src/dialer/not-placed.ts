@@ -85,7 +85,8 @@ export interface LateOutcome {
  * their platform had taken. A platform that takes every call and then reports each one not placed
  * (out of credits, say) pauses its campaign as one refusing them outright does: after PAUSE_AFTER
  * such outcomes with no outcome of a placed call among them, once the first of them is older than
- * the campaign's call timeout. Counted in a row alone, campaigns that work would pause: with more
+ * the campaign's call timeout (a run still shorter than PAUSE_AFTER a call timeout after its first
+ * starts again). Counted in a row alone, campaigns that work would pause: with more
  * concurrency than a Vapi subscription allows, the calls over the limit are reported within
  * seconds and the placed ones only when they end, minutes later, and within the call timeout.
  * `unknown` (nothing learnt) neither counts nor ends the run. Bookkeeping: a failure is handed to
@@ -108,10 +109,14 @@ export async function lateOutcomes(
       }
       const n = list.filter((o) => o === NOT_PLACED).length;
       if (n === 0) continue;
-      const { run, since } = await store.campaigns.lateNotPlaced(campaignId, n, now);
-      if (run < PAUSE_AFTER) continue;
       const row = await store.campaigns.byId(campaignId);
-      if (!row || now - since < Number(row.call_timeout_ms)) continue;
+      if (!row) continue;
+      const timeout = Number(row.call_timeout_ms);
+      // a run that did not reach PAUSE_AFTER within a call timeout starts again: one not-placed
+      // outcome in the evening must not make twenty the next morning (a campaign over its
+      // platform's concurrency, whose placed calls report minutes later) a run of a whole night
+      const { run, since } = await store.campaigns.lateNotPlaced(campaignId, n, now, now - timeout, PAUSE_AFTER);
+      if (run < PAUSE_AFTER || now - since < timeout) continue;
       const minutes = Math.round((now - since) / 60_000);
       await store.campaigns.pause(
         campaignId,

@@ -27,8 +27,11 @@ export interface CampaignStore {
   notPlaced(id: string): Promise<number>;
   /** a call was placed: the run of calls not placed ends */
   placed(id: string): Promise<void>;
-  /** `n` more calls the platform took and later reported not placed: the run's length, and since when */
-  lateNotPlaced(id: string, n: number, now: number): Promise<{ run: number; since: number }>;
+  /**
+   * `n` more calls the platform took and later reported not placed: the run's length, and since
+   * when. A run begun before `restartBefore` that is still shorter than `short` starts again here.
+   */
+  lateNotPlaced(id: string, n: number, now: number, restartBefore: number, short: number): Promise<{ run: number; since: number }>;
   /** a reported outcome of a placed call: the run of late not-placed outcomes ends */
   latePlaced(id: string): Promise<void>;
   /** pauses the campaign (if it is not paused already) with the reason shown to operators */
@@ -109,17 +112,14 @@ export class KyselyCampaignStore implements CampaignStore {
     await this.ex.updateTable('campaigns').set({ not_placed_streak: 0 }).where('id', '=', id).where('not_placed_streak', '>', 0).execute();
   }
 
-  async lateNotPlaced(id: string, n: number, now: number): Promise<{ run: number; since: number }> {
-    const row = await this.ex
-      .updateTable('campaigns')
-      .set((eb) => ({
-        late_not_placed: eb('late_not_placed', '+', n),
-        late_not_placed_since: eb.fn.coalesce('late_not_placed_since', eb.val(now)),
-      }))
-      .where('id', '=', id)
-      .returning(['late_not_placed', 'late_not_placed_since'])
-      .executeTakeFirst();
-    return { run: Number(row?.late_not_placed ?? 0), since: Number(row?.late_not_placed_since ?? now) };
+  async lateNotPlaced(id: string, n: number, now: number, restartBefore: number, short: number): Promise<{ run: number; since: number }> {
+    // both expressions read the row as it was
+    const stale = sql<boolean>`(late_not_placed_since < ${restartBefore} and late_not_placed < ${short})`;
+    const { rows } = await sql<{ late_not_placed: number; late_not_placed_since: number }>`update campaigns set
+        late_not_placed = case when ${stale} then ${n} else late_not_placed + ${n} end,
+        late_not_placed_since = case when late_not_placed_since is null or ${stale} then ${now} else late_not_placed_since end
+      where id = ${id} returning late_not_placed, late_not_placed_since`.execute(this.ex);
+    return { run: Number(rows[0]?.late_not_placed ?? 0), since: Number(rows[0]?.late_not_placed_since ?? now) };
   }
 
   async latePlaced(id: string): Promise<void> {

@@ -82,4 +82,13 @@ describe.each(await availableStores())('calls taken by the platform and reported
     await report(attempts[44]!, 'unknown', T0 + 4 * MIN + CALL_TIMEOUT);
     expect(await db.campaigns.byId(campaignId)).toMatchObject({ late_not_placed: 19, paused_at: null });
   });
+
+  it('a run that did not reach 20 within a call timeout starts again: one the evening before does not make the morning a night-long run', async () => {
+    const { campaignId, attempts, report } = await taken(21);
+    await report(attempts[0]!, 'not-placed', T0);
+    const morning = T0 + 12 * 60 * MIN;
+    for (const a of attempts.slice(1, 21)) await report(a, 'not-placed', morning);
+    expect(await pausedReason(campaignId)).toBeNull();
+    expect(await db.campaigns.byId(campaignId)).toMatchObject({ late_not_placed: 20, late_not_placed_since: morning });
+  });
 });
