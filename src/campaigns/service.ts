@@ -138,16 +138,21 @@ export async function resumeCampaign(store: Store, campaignId: string): Promise<
  * numbers (another campaign's lead with the same number would be called while
  * the first call goes on).
  */
+const callsInProgress = (n: number) =>
+  new AppError(
+    'conflict',
+    `${n === 1 ? '1 call' : `${n} calls`} of this campaign ${n === 1 ? 'is' : 'are'} in progress: pause it (set its hours to never), and delete it once they have ended (a running dialer closes the calls nobody follows)`,
+  );
+
 export async function deleteCampaign(store: Store, campaignId: string, now = Date.now()): Promise<number> {
   const leads = await store.transaction(async (tx) => {
     if (!(await tx.campaigns.byId(campaignId))) throw new AppError('not_found', `campaign ${campaignId} not found`);
+    // first a count, to refuse before deleting anything; then again after the leads (in remove)
+    const before = await tx.campaigns.callsInProgress(campaignId);
+    if (before > 0) throw callsInProgress(before);
     const { leads, callsInProgress: calls } = await tx.campaigns.remove(campaignId, now);
     // thrown, the transaction rolls back: the leads are back, with their events undone
-    if (calls > 0)
-      throw new AppError(
-        'conflict',
-        `${calls === 1 ? '1 call' : `${calls} calls`} of this campaign ${calls === 1 ? 'is' : 'are'} in progress: pause it (set its hours to never), and delete it once they have ended (at the latest its call timeout after they began)`,
-      );
+    if (calls > 0) throw callsInProgress(calls);
     return leads;
   });
   forgetCampaign(store, campaignId);

@@ -45,6 +45,8 @@ export interface CampaignStore {
    * cascade); each lead leaves its lead.deleted event, as any lead deleted
    * does. The number of leads deleted. Run it in a transaction.
    */
+  /** the campaign's attempts not closed: its calls in progress, and those awaiting their outcome */
+  callsInProgress(id: string): Promise<number>;
   /**
    * deletes the campaign's leads (each batch with its lead.deleted event), then, when none of its
    * attempts is still open, its attempts, keys and the campaign itself; the leads deleted and the
@@ -151,6 +153,13 @@ export class KyselyCampaignStore implements CampaignStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  async callsInProgress(id: string): Promise<number> {
+    // attempts_pending (migration 0024): the literal state matches the partial index
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from attempts
+      where campaign_id = ${id} and state <> 'closed'`.execute(this.ex);
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async remove(id: string, now: number): Promise<{ leads: number; callsInProgress: number }> {
     let deleted = 0;
     // Batches in seq order, each starting after the last (leads_campaign_seq):
@@ -173,12 +182,9 @@ export class KyselyCampaignStore implements CampaignStore {
       await this.events.append({ type: 'lead.deleted', campaignId: id, items, now });
       if (rows.length < REMOVE_BATCH) break;
     }
-    // Counted once the leads are gone: an attempt opened from here on finds its lead deleted
-    // (QueueStore.open), and one opened before is seen here.
-    // (attempts_pending, migration 0024: the literal state matches the partial index)
-    const { rows: open } = await sql<{ n: number | string }>`select count(*) as n from attempts
-      where campaign_id = ${id} and state <> 'closed'`.execute(this.ex);
-    const callsInProgress = Number(open[0]?.n ?? 0);
+    // Counted again once the leads are gone: an attempt opened from here on finds its lead
+    // deleted (QueueStore.open), and one opened before is seen here.
+    const callsInProgress = await this.callsInProgress(id);
     if (callsInProgress > 0) return { leads: deleted, callsInProgress };
     await this.ex.deleteFrom('attempts').where('campaign_id', '=', id).execute();
     await this.ex.deleteFrom('api_keys').where('campaign_id', '=', id).execute();

@@ -77,7 +77,7 @@ describe.each(await availableStores())('campaign deletion events on %s', (kind) 
     await expect(deleteCampaign(f.db, campaignId)).rejects.toMatchObject({
       code: 'conflict',
       message:
-        '1 call of this campaign is in progress: pause it (set its hours to never), and delete it once they have ended (at the latest its call timeout after they began)',
+        '1 call of this campaign is in progress: pause it (set its hours to never), and delete it once they have ended (a running dialer closes the calls nobody follows)',
     });
     expect(await f.db.campaigns.byId(campaignId)).toBeDefined();
     expect(await leadRow(f.db, leadId!)).toBeDefined();
