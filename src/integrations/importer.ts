@@ -11,7 +11,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { CountryCode } from 'libphonenumber-js';
 import type { LeadInput, LeadlineClient } from '@leadline/client';
 import { MESSAGES } from '../errors.js';
-import { CSV_QUOTING, guardCell } from './csv-cells.js';
+import { CSV_QUOTING, guardCell, unguardCell } from './csv-cells.js';
 import { readCsv } from './csv-source.js';
 import { clearState, type ImportState, inputIdentity, loadState, saveState, statePathFor } from './import-state.js';
 import { type ColumnPlan, planColumns, REJECT_COLUMNS, toLead } from './lead-rows.js';
@@ -206,7 +206,10 @@ export async function importCsv(opts: ImportOptions): Promise<ImportSummary> {
 
 /** rejected rows as CSV: line, reason, then the row as it was (guarded, as any CSV we write) */
 function writeRejects(path: string, header: readonly string[], rows: readonly Row[]): void {
-  const records = rows.map((r) => [String(r.line), r.reason!, ...r.cells].map(guardCell));
-  if (!existsSync(path)) records.unshift([...REJECT_COLUMNS, ...header].map(guardCell));
+  // The row's cells as the file had them: one guarded there (export's 'crm-1 for =crm-1) is
+  // guarded once, not twice, so that importing the rejects file reads what the first import read.
+  const records = rows.map((r) => [guardCell(String(r.line)), guardCell(r.reason!), ...r.cells.map((c) => guardCell(unguardCell(c)))]);
+  // a file that is missing, or empty (a resume truncates it to what its saved state counted)
+  if (!existsSync(path) || statSync(path).size === 0) records.unshift([...REJECT_COLUMNS, ...header].map(guardCell));
   appendFileSync(path, stringify(records, CSV_QUOTING));
 }

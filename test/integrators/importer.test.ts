@@ -137,6 +137,29 @@ describe('importCsv', () => {
     expect(readFileSync(rejectsPath, 'utf8')).toMatch(/\n5,/);
   });
 
+  it('writes a rejected row as the file had it: a cell guarded there (as export writes =1+1) is guarded once, not twice', async () => {
+    f = await makeFixture('sqlite');
+    const file = join(dir, 'guarded.csv');
+    writeFileSync(file, "phoneNumber,externalId,priority\n+14155559999,'=1+1,500\n");
+    const rejectsPath = join(dir, 'guarded.rejects.csv');
+    const client = createLeadlineClient({ baseUrl: 'http://x', apiKey: f.keys.writeA, fetch: injectFetch(f.app) });
+    expect(await importCsv({ file, campaignId: f.ids.campaignA, client, rejectsPath })).toMatchObject({ rejected: 1 });
+    const [header, row] = readFileSync(rejectsPath, 'utf8').trim().split('\n');
+    expect(header).toBe('rejectedLine,rejectReason,phoneNumber,externalId,priority');
+    expect(row).toMatch(/,\+14155559999,'=1\+1,500$/);
+    // fixed and imported as it is, it stores what the first import would have: =1+1
+    writeFileSync(rejectsPath, readFileSync(rejectsPath, 'utf8').replace(',500', ',5'));
+    expect(await importCsv({ file: rejectsPath, campaignId: f.ids.campaignA, client, rejectsPath: join(dir, 'again.csv') })).toMatchObject({
+      created: 1,
+    });
+    const stored = await f.db.kysely
+      .selectFrom('leads')
+      .select('external_id')
+      .where('phone_number', '=', '+14155559999')
+      .executeTakeFirst();
+    expect(stored?.external_id).toBe('=1+1');
+  });
+
   it('stops at bytes that are not UTF-8, keeps what was acknowledged, and imports the fixed file with --restart', async () => {
     f = await makeFixture('sqlite');
     const client = createLeadlineClient({ baseUrl: 'http://x', apiKey: f.keys.writeA, fetch: injectFetch(f.app) });
