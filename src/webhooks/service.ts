@@ -7,7 +7,7 @@ import { type Secrets, secretsFor } from '../crypto/secrets.js';
 import { AppError, validation } from '../errors.js';
 import { newId } from '../ids.js';
 import { generateSecret } from '../net/standard-webhooks.js';
-import { EVENT_TYPES, type EventType } from '../store/events.js';
+import { EVENT_TYPES, type EventType, type Position } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { DeliveryRow, WebhookRow } from '../store/webhooks.js';
 
@@ -121,6 +121,8 @@ export async function createWebhook(
   return { webhookId, secret };
 }
 
+const isBefore = (a: Position, b: Position) => a.tx < b.tx || (a.tx === b.tx && (a.id < b.id || (a.id === b.id && a.n < b.n)));
+
 async function existing(store: Store, id: string, companyId?: string): Promise<WebhookRow> {
   const row = await store.webhooks.byId(id);
   if (!row || (companyId !== undefined && row.company_id !== companyId)) throw new AppError('not_found', `webhook ${id} not found`);
@@ -169,8 +171,13 @@ export async function replayWebhook(
   now = Date.now(),
 ): Promise<{ from: string }> {
   if (!Number.isFinite(since)) throw validation('since: not an ISO 8601 instant');
+  if (since > now) throw validation('since: in the future; a replay re-sends events already written');
   const row = await existing(store, id, companyId);
-  const from = (await store.events.since(row.company_id, since)) ?? (await store.events.end());
+  const found = (await store.events.since(row.company_id, since)) ?? (await store.events.end());
+  // A replay moves the endpoint back, never forward: from an instant after events it has not
+  // delivered yet (retrying the first of them), it would skip them for good.
+  const current = { tx: Number(row.pos_tx), id: Number(row.pos_id), n: Number(row.pos_n) };
+  const from = isBefore(current, found) ? current : found;
   await store.webhooks.rewind(id, from, now);
   return { from: new Date(since).toISOString() };
 }

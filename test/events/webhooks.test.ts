@@ -420,4 +420,27 @@ describe.each(await availableStores())('webhooks on %s', (kind) => {
     expect(await count('webhook_deliveries', true)).toBe(0);
     expect(await count('events', false)).toBe(recent);
   });
+
+  it('replay never moves an endpoint forward past events it has not delivered, and refuses an instant to come', async () => {
+    const created = await hook({ events: ['lead.created'] });
+    rx.status = 503; // the receiver is down: the first event is retried, the rest wait behind it
+    await lead();
+    await lead();
+    await settled();
+    const d = deliverer();
+    await d.round();
+    expect(rx.received).toHaveLength(1);
+    const stuck = await f.db.webhooks.byId(created.webhookId);
+    // an instant after both events: before, this moved the endpoint to the end, and they were never sent
+    await replayWebhook(f.db, created.webhookId, Date.now() - 1);
+    expect(await f.db.webhooks.byId(created.webhookId)).toMatchObject({
+      pos_tx: stuck!.pos_tx,
+      pos_id: stuck!.pos_id,
+      pos_n: stuck!.pos_n,
+    });
+    await expect(replayWebhook(f.db, created.webhookId, Date.now() + 60_000)).rejects.toThrow('since: in the future');
+    rx.status = 200;
+    await until(3, d); // the failed one again, then the second
+    expect(new Set(rx.received.map((r) => r.id)).size).toBe(2);
+  });
 });
