@@ -4,7 +4,7 @@
  * within --grace, release the rest, close the database, exit 0.
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig, MAX_TIMER_MS } from '../config.js';
 import { secretsFor } from '../crypto/secrets.js';
 import { OutboundPolicy, setOutboundPolicy } from '../net/outbound.js';
 import { openStore } from '../store/index.js';
@@ -16,21 +16,28 @@ import { createLogger } from '../logger.js';
 import { arg, output, positiveInt, withStore } from './context.js';
 import { announceDatabase } from './database.js';
 
+/** a timer's delay past MAX_TIMER_MS (24 days) fires at once in Node: a 25-day --grace was 1 ms */
+const MAX_TIMER = `${Math.floor(MAX_TIMER_MS / 86_400_000)}d`;
+
 function duration(name: string, minMs = 0) {
   return (raw: string): number => {
     const ms = parseDuration(raw);
     if (ms < minMs) throw new Error(`${name} must be at least ${minMs / 1000}s, got "${raw}"`);
+    if (ms > MAX_TIMER_MS) throw new Error(`${name} must be at most ${MAX_TIMER}, got "${raw}"`);
     return ms;
   };
 }
 
 /** "2s" or "1s-5s" */
 function durationRange(raw: string): [number, number] {
+  let range: [number, number];
   try {
-    return parseDurationRange(raw);
+    range = parseDurationRange(raw);
   } catch (err) {
     throw new Error(`--simulate-duration: ${(err as Error).message}`);
   }
+  if (range[1] > MAX_TIMER_MS) throw new Error(`--simulate-duration must be at most ${MAX_TIMER}, got "${raw}"`);
+  return range;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -316,6 +316,16 @@ describe('leadline dialer, recycle and lead explain', () => {
     const dialer = await run(['dialer', '--once', '--campaign', 'cp_missing']);
     expect(dialer.code).toBe(1);
     expect((await run(['dialer', '--claim-timeout', 'soon'])).code).toBe(2);
+    // past Node's timer limit a delay fires at once: a 25-day grace was 1 ms
+    for (const flags of [
+      ['--grace', '25d'],
+      ['--claim-timeout', '100d'],
+      ['--simulate-duration', '1s-25d'],
+    ]) {
+      const tooLong = await run(['dialer', ...flags]);
+      expect(tooLong.code, flags.join(' ')).toBe(2);
+      expect(tooLong.stderr).toContain('must be at most 24d');
+    }
     const noCalls = await run(['dialer', '--max-calls', '0']);
     expect(noCalls.code).toBe(2);
     expect(noCalls.stderr).toContain('--max-calls must be a whole number of at least 1, got "0"');
