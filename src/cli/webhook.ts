@@ -1,3 +1,4 @@
+import { zonedInstant } from '../leads/formats.js';
 import type { Command } from 'commander';
 import { secretsFor } from '../crypto/secrets.js';
 import { type OutboundAllow, OutboundPolicy } from '../net/outbound.js';
@@ -119,10 +120,12 @@ export function registerWebhook(program: Command): void {
     .option('--json', 'print JSON')
     .action((id: string, o) =>
       withStore(async (store) => {
-        if (!/^\d{4}-\d\d-\d\dT/.test(o.since) || Number.isNaN(Date.parse(o.since))) {
-          throw new UsageError(`--since must be an ISO 8601 instant such as 2026-01-31T00:00:00Z, got "${o.since}"`);
+        // zoned, and a real date: Date.parse read 2026-02-30T00:00:00Z as March 2nd
+        const since = zonedInstant(o.since);
+        if (Number.isNaN(since)) {
+          throw new UsageError(`--since must be an ISO 8601 instant with its zone, such as 2026-01-31T00:00:00Z, got "${o.since}"`);
         }
-        const replay = await replayWebhook(store, id, Date.parse(o.since));
+        const replay = await replayWebhook(store, id, since);
         output(o.json, { webhookId: id, ...replay }, `${id} re-sends its events from ${replay.from}`);
       }),
     );

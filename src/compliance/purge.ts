@@ -6,6 +6,7 @@
  * (src/store/digests.ts): removing them would let a number be called again
  * sooner than the caps allow. Calls still in progress are left alone.
  */
+import { zonedInstant } from '../leads/formats.js';
 import type { Store } from '../store/index.js';
 import { parseCallCaps } from './call-caps.js';
 
@@ -57,10 +58,10 @@ export async function purgeCompany(store: Store, companyId: string, before: numb
 export function parseBefore(raw: string, now: number): number {
   const text = raw.trim();
   const date = /^\d{4}-\d{2}-\d{2}$/.test(text);
-  const time = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
-  const at = date ? Date.parse(`${text}T00:00:00Z`) : time ? Date.parse(text) : Number.NaN;
-  // Date.parse rolls 2026-02-30 over to March; a date that does not come back as written is refused
-  if (!Number.isFinite(at) || (date && new Date(at).toISOString().slice(0, 10) !== text))
+  // the API's own parser of zoned timestamps (src/leads/formats.ts): Date.parse rolled
+  // 2026-04-31T00:00:00Z over to May 1st, a day further than typed
+  const at = zonedInstant(date ? `${text}T00:00:00Z` : text);
+  if (!Number.isFinite(at))
     throw new Error(`--before must be a date (2026-01-31) or an ISO 8601 time with its zone (2026-01-31T12:00:00Z), got "${raw}"`);
   if (at > now) throw new Error(`--before ${new Date(at).toISOString()} is in the future: purge removes what is older than a past date`);
   return at;

@@ -107,6 +107,9 @@ function daysFromCivil(year: number, month: number, day: number): number {
 
 export const isZonedDateTime = (value: string): boolean => !Number.isNaN(zonedTime(value));
 
+/** the instant of a zoned timestamp (2026-01-31T12:00:00Z, +01:00…), NaN for anything else, 2026-02-30 included */
+export const zonedInstant = (value: string): number => zonedTime(value);
+
 /** the UTC text of a zoned timestamp isZonedDateTime accepted, as toISOString() writes it */
 export const toUtcIso = (value: string): string => isoText(zonedTime(value));
 

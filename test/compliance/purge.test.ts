@@ -137,6 +137,8 @@ describe.each(await availableStores())('leadline purge on %s', (kind) => {
       ],
       [['purge', '--company', companyId, '--before', '2026-02-30'], /--before must be a date/],
       [['purge', '--company', companyId, '--before', '2026-01-31T12:00:00'], /--before must be a date/],
+      // a day that does not exist, in the date-time form too (Date.parse made it May 1st)
+      [['purge', '--company', companyId, '--before', '2026-04-31T00:00:00Z'], /--before must be a date/],
       [['purge', '--company', companyId, '--before', '2999-01-01'], /--before 2999-01-01T00:00:00.000Z is in the future/],
     ];
     for (const [args, message] of cases) {

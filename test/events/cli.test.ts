@@ -99,8 +99,10 @@ describe('leadline webhook', () => {
       expect(r.stderr, args.join(' ')).toMatch(message);
       expect(r.code).toBe(code);
     }
-    const r = await cli(['webhook', 'replay', 'wh_x', '--since', 'yesterday']);
-    expect(r.stderr).toMatch(/--since must be an ISO 8601 instant/);
-    expect(r.code).toBe(2);
+    for (const since of ['yesterday', '2026-02-30T00:00:00Z', '2026-01-31T00:00:00']) {
+      const r = await cli(['webhook', 'replay', 'wh_x', '--since', since]);
+      expect(r.stderr, since).toMatch(/--since must be an ISO 8601 instant with its zone/);
+      expect(r.code).toBe(2);
+    }
   }, 120_000);
 });
