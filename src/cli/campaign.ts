@@ -5,7 +5,7 @@ import { secretsFor } from '../crypto/secrets.js';
 import { AppError } from '../errors.js';
 import type { Store } from '../store/index.js';
 import { describe, settingsJson, settingsOptions, toSettings } from './campaign-settings.js';
-import { arg, output, positiveInt, UsageError, withStore } from './context.js';
+import { arg, output, positiveInt, requireCompany, UsageError, withStore } from './context.js';
 
 /** settings that contradict each other are a usage error too */
 async function usage<T>(fn: () => Promise<T>): Promise<T> {
@@ -89,6 +89,8 @@ export function registerCampaign(program: Command): void {
     .option('--json', 'print JSON')
     .action((o) =>
       withStore(async (store) => {
+        // a typo'd company is an error, not an empty list (context.ts, requireCompany)
+        if (o.company !== undefined) await requireCompany(store, o.company);
         const rows = await store.campaigns.list(null);
         const list = rows.filter((c) => o.company === undefined || c.company_id === o.company).map(settingsJson);
         const lines = list.map((c) => `${c.campaignId}  ${c.companyId}  ${c.paused ? 'paused ' : 'active '}  ${c.name}`);

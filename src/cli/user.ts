@@ -16,6 +16,8 @@ const handOver = (issued: IssuedPassword, url: string) =>
 
 /** checked before the password is made: a link to port 0 would hand over a password nobody can use there */
 function signIn(config: Config, base: string | undefined): string {
+  // the link is printed for someone to open: a javascript: or file: "base" would be one to click
+  if (base !== undefined && !/^https?:\/\/[^\s/]+/i.test(base)) throw new UsageError(`--url must be an http(s) address, got "${base}"`);
   if (!base && config.port === 0) {
     throw new UsageError("PORT=0 picks a free port at every start, so the sign-in link is unknown: give the server's address with --url");
   }

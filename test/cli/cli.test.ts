@@ -107,6 +107,7 @@ describe('leadline CLI', () => {
     writeFileSync(csv, 'phoneNumber\n+14155550100\n');
     for (const args of [
       ['key', 'list'],
+      ['campaign', 'list'],
       ['user', 'list'],
       ['webhook', 'list'],
       ['purge', '--before', '2020-01-01'],
@@ -123,6 +124,12 @@ describe('leadline CLI', () => {
     const { companyId } = await json(['company', 'create', '--name', 'Zero']);
     const zero = await cli(['user', 'create', '--company', companyId, '--email', 'zero@example.com'], { PORT: '0' });
     expect([zero.code, zero.stderr]).toEqual([2, expect.stringContaining('--url')]);
+    // the link is printed for someone to open: only an http(s) base makes one
+    const script = await cli(['user', 'create', '--company', companyId, '--email', 'js@example.com', '--url', 'javascript:alert(1)']);
+    expect([script.code, script.stderr]).toEqual([
+      2,
+      expect.stringContaining('--url must be an http(s) address, got "javascript:alert(1)"'),
+    ]);
     expect(await json(['user', 'list', '--company', companyId])).toEqual([]);
   });
 
