@@ -5,8 +5,8 @@
  * Rows whose number is not E.164 are counted as rejected, the first few
  * named with their line; the rest of their chunk is listed.
  */
-import { createReadStream, statSync } from 'node:fs';
-import { parse } from 'csv-parse';
+import { statSync } from 'node:fs';
+import { readCsv } from '../integrations/csv-source.js';
 import type { Progress } from '../integrations/progress.js';
 import type { Store } from '../store/index.js';
 import { E164 } from './dnc.js';
@@ -64,20 +64,22 @@ export async function importDnc(opts: {
         tx.dnc.add(opts.companyId, numbers, { source: 'import', reason: null, now: opts.now() }),
       );
       totals.added += added.length;
-      totals.alreadyListed += new Set(numbers).size - added.length;
+      // a number given twice in the file is listed once, and its second row counts as already listed
+      totals.alreadyListed += numbers.length - added.length;
       chunk = [];
     }
     progress?.update({ bytes, rows: totals.rows, created: totals.added, skipped: totals.alreadyListed, rejected: totals.rejected });
   };
 
-  const parser = createReadStream(opts.file).pipe(parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
+  // the lead import's reader (csv-source.ts): csv-parse's own line count put every row after a
+  // quoted CRLF a line too far down
   let at: number | undefined;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number; bytes: number } }>) {
+    for await (const { record, line, bytes } of readCsv(opts.file)) {
       if (at === undefined) {
         const found = columnIndex(record, opts.column);
         at = found.at;
-        progress?.begin(found.header ? info.bytes : 0, 0);
+        progress?.begin(found.header ? bytes : 0, 0);
         if (found.header) continue;
       }
       totals.rows++;
@@ -87,17 +89,16 @@ export async function importDnc(opts: {
         totals.rejected++;
         if (rejections.length < SHOWN_REJECTIONS)
           rejections.push({
-            line: info.lines,
+            line,
             reason: `"${phone}" is not an E.164 number (a plus sign and 2 to 15 digits, the first not 0)`,
           });
       }
-      if (chunk.length === CHUNK) await flush(info.bytes);
+      if (chunk.length === CHUNK) await flush(bytes);
     }
     if (at === undefined) throw new DncImportError(`${opts.file} is empty: a CSV with a header row is expected`);
     await flush(size);
   } finally {
     progress?.stop();
-    parser.destroy();
   }
   return { ...totals, rejections, seconds: (Date.now() - started) / 1000 };
 }

@@ -128,6 +128,15 @@ describe.each(await availableStores())('leadline dnc on %s', (kind) => {
     expect(wrong.stderr).toContain('no column "mobile"');
   });
 
+  it('every row is counted once (a number given twice: added, then already listed), and a rejected row is named by the line it starts on after a quoted CRLF', async () => {
+    const file = join(dir, `${kind}-twice.csv`);
+    // line 1 the header; lines 2-3 one row (a quoted CRLF); 4 and 5 the same number; 6 a bad one
+    writeFileSync(file, 'phone,note\r\n+14155557001,"a\r\nb"\r\n+14155557002,x\r\n+14155557002,y\r\n0415,z\r\n');
+    const summary = await json(['dnc', 'import', file, '--company', company], true);
+    expect(summary).toMatchObject({ rows: 4, added: 2, alreadyListed: 1, rejected: 1 });
+    expect(summary.rejections).toEqual([{ line: 6, reason: expect.stringContaining('"0415" is not an E.164 number') }]);
+  });
+
   it('a file of bare numbers has no header: its first number is listed too; a named single column is a header', async () => {
     const { companyId } = await createCompany(db, 'Import Co');
     const run = async (name: string, text: string, column?: string) => {
