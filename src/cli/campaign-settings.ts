@@ -153,6 +153,11 @@ export const toSettings = (o: SettingsFlags): CampaignSettings => ({
 });
 
 /** every setting and the pause, secrets left out; the JSON `campaign show --json` prints */
+/** a URL as shown: a password written into it (https://user:pw@host) is not printed, as no secret is */
+function shownUrl(url: string | null): string | null {
+  return url === null ? null : url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i, '$1:***@');
+}
+
 export function settingsJson(c: CampaignRow) {
   return {
     campaignId: c.id,
@@ -170,7 +175,7 @@ export function settingsJson(c: CampaignRow) {
     concurrency: c.concurrency,
     callsPerSecond: c.calls_per_second,
     provider: c.provider,
-    providerUrl: c.provider_url,
+    providerUrl: shownUrl(c.provider_url),
     ...(isPlatformName(c.provider)
       ? {
           providerOptions: providerOptions(c.provider_options),
@@ -180,7 +185,7 @@ export function settingsJson(c: CampaignRow) {
         }
       : {}),
     simulate: { success: c.simulate_success, failures: c.simulate_failures, duration: c.simulate_duration },
-    predialUrl: c.predial_url,
+    predialUrl: shownUrl(c.predial_url),
     predialSigned: c.predial_secret !== null,
     paused: c.paused_at === null ? null : { since: new Date(Number(c.paused_at)).toISOString(), reason: c.paused_reason },
   };
@@ -199,7 +204,7 @@ export function describe(c: CampaignRow): string {
   const s = settingsJson(c);
   const provider =
     c.provider === 'webhook'
-      ? `webhook ${c.provider_url}`
+      ? `webhook ${shownUrl(c.provider_url)}`
       : isPlatformName(c.provider)
         ? `${c.provider} ${s.providerBaseUrl} (${Object.entries(s.providerOptions ?? {})
             .map(([k, v]) => `${k}=${v}`)
@@ -219,7 +224,7 @@ export function describe(c: CampaignRow): string {
     `call timeout:  ${s.callTimeout}`,
     `concurrency:   ${c.concurrency}${c.calls_per_second === null ? '' : `, at most ${c.calls_per_second} calls a second`}`,
     `provider:      ${provider}`,
-    `predial:       ${c.predial_url ?? 'none'}${c.predial_url ? (c.predial_secret ? ' (signed)' : ' (unsigned: no secret)') : ''}`,
+    `predial:       ${shownUrl(c.predial_url) ?? 'none'}${c.predial_url ? (c.predial_secret ? ' (signed)' : ' (unsigned: no secret)') : ''}`,
     `paused:        ${s.paused ? `since ${s.paused.since}: ${s.paused.reason}` : 'no'}`,
   ].join('\n');
 }

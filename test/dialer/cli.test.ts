@@ -192,6 +192,30 @@ describe('leadline campaign create / update', () => {
     expect(bad.stderr).toContain('--closed-dates: "2026-13-01" is not a date');
   });
 
+  it('campaign show prints no password written into a URL setting', async () => {
+    const { campaignId } = await json([
+      'campaign',
+      'create',
+      '--company',
+      companyId,
+      '--name',
+      'Userinfo',
+      '--predial-url',
+      'https://crm:s3cret@crm.example/lookup',
+      '--provider',
+      'webhook',
+      '--provider-url',
+      'https://bot:t0ken@calls.example/call',
+    ]);
+    const shown = await run(['campaign', 'show', campaignId]);
+    const asJson = await json(['campaign', 'show', campaignId]);
+    for (const text of [shown.stdout, JSON.stringify(asJson)]) {
+      expect(text).not.toMatch(/s3cret|t0ken/);
+      expect(text).toContain('https://crm:***@crm.example/lookup');
+      expect(text).toContain('https://bot:***@calls.example/call');
+    }
+  });
+
   it('--regional-rules: us by default, off on update, anything else refused (exit 2)', async () => {
     const { campaignId } = await json(['campaign', 'create', '--company', companyId, '--name', 'States']);
     expect(await campaign(campaignId)).toMatchObject({ regional_rules: 'us' });
