@@ -20,6 +20,7 @@ import { earliestOpen, zonesToCheck } from './due.js';
 import { zoneSetIdFor, zoneSetKeyOf, zonesOfSet } from './local-zones.js';
 import { zonesForLead } from './phone-timezone.js';
 import { predial } from './predial.js';
+import { isPlatformName } from './providers/platforms/index.js';
 import type { PlaceResult } from './providers/types.js';
 
 export interface CallDeps {
@@ -231,34 +232,26 @@ export async function dialLead(
     };
     return { kind: 'attempt', attemptId, ...e, phoneNumber, ...(await finish(e)) };
   }
-  if (signal.aborted) {
-    // This dialer stopped (past its grace, or the claim lost) after the attempt was written and
-    // before the request went out: no platform refused the call, so it is no part of a run that
-    // pauses the campaign, and the lead is due again at once, as a lead given back while stopping
-    // is. (A platform's create, once begun, is never cut short: what it answers counts.)
-    const e = {
-      success: false,
-      outcome: 'not-placed',
-      reason: 'the dialer stopped before placing the call',
-      durationSeconds: null,
-      counts: false,
-      finishedAt: deps.now(),
-      retryInMs: 0,
-    };
-    return { kind: 'not placed', attemptId, reason: e.reason, retryInMs: 0, ...(await finish(e)) };
-  }
-  const result: PlaceResult = await campaign.provider.place(
-    {
-      attemptId,
-      leadId: lead.id,
-      campaignId: lead.campaignId,
-      phoneNumber: phoneNumber!,
-      externalId: lead.externalId,
-      metadata,
-      attempt: lead.attempts + 1,
-    },
-    signal,
-  );
+  // This dialer stopped (past its grace, or the claim lost) after the attempt was written: before
+  // the request went out, or while the webhook provider's was still connecting (a platform's
+  // create, once begun, is never cut short: what it answers counts). No one refused the call, so
+  // it is no part of a run that pauses the campaign, and the lead is due again at once.
+  const stoppedFirst = signal.aborted;
+  const ours = () => stoppedFirst || (signal.aborted && !isPlatformName(campaign.row.provider));
+  const result: PlaceResult = stoppedFirst
+    ? { kind: 'not-placed', reason: 'the dialer stopped before placing the call' }
+    : await campaign.provider.place(
+        {
+          attemptId,
+          leadId: lead.id,
+          campaignId: lead.campaignId,
+          phoneNumber: phoneNumber!,
+          externalId: lead.externalId,
+          metadata,
+          attempt: lead.attempts + 1,
+        },
+        signal,
+      );
   switch (result.kind) {
     case 'finished': {
       await deps.placed(campaign);
@@ -283,7 +276,7 @@ export async function dialLead(
       return { kind: 'awaiting', attemptId, reason: result.kind === 'unknown' ? result.reason : null };
     }
     case 'not-placed': {
-      const retryInMs = await deps.notPlaced(campaign, result.reason, result.retryAfterMs);
+      const retryInMs = ours() ? 0 : await deps.notPlaced(campaign, result.reason, result.retryAfterMs);
       const e = {
         success: false,
         outcome: 'not-placed',

@@ -125,6 +125,22 @@ describe.each(await availableStores())('the dialer’s bookkeeping on %s', (kind
     });
   });
 
+  it("a webhook provider's request cut short by the dialer's stop counts towards no pause either", async () => {
+    const { campaign, lead, deps, steps } = await claimedLead({ provider: 'webhook', provider_url: `${await closedPortUrl()}/down` });
+    const abort = new AbortController();
+    // the dialer stops while the request is on its way (here: as its refusal comes back)
+    const provider = {
+      ...campaign.provider,
+      place: async (...args: Parameters<typeof campaign.provider.place>) => {
+        const r = await campaign.provider.place(...args);
+        abort.abort('shutdown');
+        return r;
+      },
+    };
+    expect(await dialLead(deps, { ...campaign, provider }, lead, abort.signal)).toMatchObject({ kind: 'not placed', retryInMs: 0 });
+    expect(steps).toEqual(['paced']);
+  });
+
   it('a prefetch lead takes its --calls-per-second slot after its predial lookup; one whose lookup failed takes none', async () => {
     const crm = await startStub(null, async () => {
       return { body: { phoneNumber: '+14155551301' } };
