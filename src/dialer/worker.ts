@@ -113,6 +113,8 @@ export class Dialer {
   private outageEndedAt = Number.NEGATIVE_INFINITY;
   /** a recovery sweep is running */
   private recovering = false;
+  /** when this dialer's claims were last renewed (performance.now(), which runs on while the process is stopped) */
+  private renewedAt = performance.now();
   private readonly startedAt: number;
   private readonly summary: RunSummary = { attempts: 0, concluded: 0, deferred: 0, awaiting: 0 };
 
@@ -400,8 +402,9 @@ export class Dialer {
     this.timers.push(timer);
   }
 
-  private renew(): Promise<void> {
-    return renewCalls(this.store, this.log, this.workerId, this.inFlight, this.now() + this.claimTimeoutMs);
+  private async renew(): Promise<void> {
+    await renewCalls(this.store, this.log, this.workerId, this.inFlight, this.now() + this.claimTimeoutMs);
+    this.renewedAt = performance.now();
   }
 
   private async recover(): Promise<void> {
@@ -417,6 +420,9 @@ export class Dialer {
     if (this.recovering) return;
     this.recovering = true;
     try {
+      // A renewal overdue (the process was paused, the host suspended) leaves this dialer's own
+      // live calls looking lapsed: renewed first, or the sweep would close them as unknown.
+      if (performance.now() - this.renewedAt > this.claimTimeoutMs / 3 + RECOVERY_MS) await this.renew();
       const { campaignIds } = await recoverStale(this.store, this.now(), this.log, reconciler(this.store, this.providers, this.log));
       for (const id of campaignIds) this.schedule.wake(id);
       if (campaignIds.size > 0) this.wakeUp();

@@ -80,4 +80,41 @@ describe.each(await availableStores())('a database outage longer than the leases
       await running;
     }
   });
+
+  it('a dialer whose process was paused past its leases renews its own calls before its recovery sweeps', async () => {
+    const campaignId = await makeCampaign(db);
+    const [leadId] = await seedLeads(db, campaignId, [{}]);
+    let clock = T0;
+    const calls: { signal: AbortSignal; end: () => void }[] = [];
+    const w = new Dialer({
+      store: db,
+      logger: silent,
+      campaignIds: [campaignId],
+      now: () => clock,
+      random: () => 0,
+      simulateDurationMs: [1000, 1000],
+      sleep: (_ms, signal) =>
+        new Promise<void>((resolve) => {
+          calls.push({ signal, end: resolve });
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        }),
+      claimTimeoutMs: 60_000,
+    });
+    const running = w.run();
+    const internals = w as unknown as { recover(): Promise<void>; renewedAt: number };
+    try {
+      while (calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+      // SIGSTOP or a suspended host for 70 s: the leases lapsed, and the last renewal is long past
+      clock = T0 + 70_000;
+      internals.renewedAt -= 70_000;
+      await internals.recover();
+      expect(await attemptRows(db, leadId!)).toMatchObject([{ state: 'open', outcome: null }]);
+      expect(Date.parse((await leadRow(db, leadId!))!.next_attempt_at!)).toBe(clock + 60_000);
+      expect(calls[0]!.signal.aborted).toBe(false);
+    } finally {
+      for (const c of calls) c.end();
+      await w.stop(1000);
+      await running;
+    }
+  });
 });
