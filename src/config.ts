@@ -83,7 +83,7 @@ export class ConfigError extends Error {}
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Node's timers fire at once for a delay past this (2^31-1 ms, about 24.8 days) */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];

@@ -155,7 +155,16 @@ export const toSettings = (o: SettingsFlags): CampaignSettings => ({
 /** every setting and the pause, secrets left out; the JSON `campaign show --json` prints */
 /** a URL as shown: a password written into it (https://user:pw@host) is not printed, as no secret is */
 function shownUrl(url: string | null): string | null {
-  return url === null ? null : url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i, '$1:***@');
+  if (url === null) return null;
+  // the URL parser, not a pattern: a user name or password may itself hold an @ (me@corp.com:pw@host)
+  try {
+    const u = new URL(url);
+    if (u.password === '') return url;
+    u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
 }
 
 export function settingsJson(c: CampaignRow) {

@@ -4,7 +4,7 @@
  * within --grace, release the rest, close the database, exit 0.
  */
 import type { Command } from 'commander';
-import { loadConfig, MAX_TIMER_MS } from '../config.js';
+import { loadConfig } from '../config.js';
 import { secretsFor } from '../crypto/secrets.js';
 import { OutboundPolicy, setOutboundPolicy } from '../net/outbound.js';
 import { openStore } from '../store/index.js';
@@ -16,14 +16,18 @@ import { createLogger } from '../logger.js';
 import { arg, output, positiveInt, withStore } from './context.js';
 import { announceDatabase } from './database.js';
 
-/** a timer's delay past MAX_TIMER_MS (24 days) fires at once in Node: a 25-day --grace was 1 ms */
-const MAX_TIMER = `${Math.floor(MAX_TIMER_MS / 86_400_000)}d`;
+/**
+ * Node fires a timer whose delay is past 2^31-1 ms (about 24.8 days) at once: a 25-day --grace
+ * was 1 ms. Durations stop at a whole 24 days, below that, so the limit reads as it is.
+ */
+const MAX_DURATION_MS = 24 * 86_400_000;
+const MAX_TIMER = '24d';
 
 function duration(name: string, minMs = 0) {
   return (raw: string): number => {
     const ms = parseDuration(raw);
     if (ms < minMs) throw new Error(`${name} must be at least ${minMs / 1000}s, got "${raw}"`);
-    if (ms > MAX_TIMER_MS) throw new Error(`${name} must be at most ${MAX_TIMER}, got "${raw}"`);
+    if (ms > MAX_DURATION_MS) throw new Error(`${name} must be at most ${MAX_TIMER}, got "${raw}"`);
     return ms;
   };
 }
@@ -36,7 +40,7 @@ function durationRange(raw: string): [number, number] {
   } catch (err) {
     throw new Error(`--simulate-duration: ${(err as Error).message}`);
   }
-  if (range[1] > MAX_TIMER_MS) throw new Error(`--simulate-duration must be at most ${MAX_TIMER}, got "${raw}"`);
+  if (range[1] > MAX_DURATION_MS) throw new Error(`--simulate-duration must be at most ${MAX_TIMER}, got "${raw}"`);
   return range;
 }
 

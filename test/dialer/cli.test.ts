@@ -205,14 +205,15 @@ describe('leadline campaign create / update', () => {
       '--provider',
       'webhook',
       '--provider-url',
-      'https://bot:t0ken@calls.example/call',
+      // a user name that is an email, and a password holding an @
+      'https://me@corp.com:t0k@en@calls.example/call',
     ]);
     const shown = await run(['campaign', 'show', campaignId]);
     const asJson = await json(['campaign', 'show', campaignId]);
     for (const text of [shown.stdout, JSON.stringify(asJson)]) {
-      expect(text).not.toMatch(/s3cret|t0ken/);
+      expect(text).not.toMatch(/s3cret|t0k|en@calls/);
       expect(text).toContain('https://crm:***@crm.example/lookup');
-      expect(text).toContain('https://bot:***@calls.example/call');
+      expect(text).toContain('https://me%40corp.com:***@calls.example/call');
     }
   });
 

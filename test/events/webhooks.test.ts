@@ -440,7 +440,11 @@ describe.each(await availableStores())('webhooks on %s', (kind) => {
     });
     await expect(replayWebhook(f.db, created.webhookId, Date.now() + 60_000)).rejects.toThrow('since: in the future');
     rx.status = 200;
-    await until(3, d); // the failed one again, then the second
-    expect(new Set(rx.received.map((r) => r.id)).size).toBe(2);
+    // the failed one again, then the second: at least once each (a re-send is allowed, a skip is not)
+    const ids = () => new Set(rx.received.map((r) => r.id));
+    const deadline = Date.now() + 15_000;
+    while (ids().size < 2 && Date.now() < deadline) if ((await d.round()) === 0) await new Promise((r) => setTimeout(r, 20));
+    expect(ids().size).toBe(2);
+    expect(rx.received.filter((r) => r.id === rx.received[0]!.id).length).toBeGreaterThanOrEqual(2);
   });
 });
