@@ -25,6 +25,9 @@ export class Schedule {
   private readonly zones = new Map<string, string>();
   /** campaigns whose next check is the idle poll alone: nothing was known to fall due before it */
   private readonly polled = new Set<string>();
+  /** per campaign, the number of the last wake (of all campaigns' wakes, counted in `wakes`) */
+  private readonly woken = new Map<string, number>();
+  private wakes = 0;
 
   constructor(
     private readonly store: Store,
@@ -37,6 +40,7 @@ export class Schedule {
   wake(campaignId: string): void {
     this.next.set(campaignId, 0);
     this.polled.delete(campaignId);
+    this.woken.set(campaignId, ++this.wakes);
   }
 
   /**
@@ -127,8 +131,12 @@ export class Schedule {
    */
   private async askAndAfter(c: DialerCampaign, ask: (c: DialerCampaign) => Promise<'full' | 'idle' | 'closed'>, now: () => number) {
     const askedAt = now();
+    const mark = this.wakes;
     const result = await ask(c);
     await this.after(c, result, now(), askedAt);
+    // Woken while it was asked (a new lead's notice came after the claim read the due leads):
+    // asked again, not left to the next check that after() just set, which the wake would not move.
+    if ((this.woken.get(c.id) ?? 0) > mark) this.wake(c.id);
   }
 
   /** after asking: when to ask again (`since`: what falls due after it counts) */

@@ -190,4 +190,19 @@ describe.each(await availableStores())('the idle poll on %s', (kind) => {
     expect(schedule.nextCheck(clock)).toBe(dueAt + 6);
     expect(await schedule.isDue(c, dueAt + 6)).toBe(true);
   });
+
+  it("a campaign woken while it is being asked (a new lead's notice) is asked again, not left to the idle poll", async () => {
+    const id = await makeCampaign(db);
+    const c = await load(id);
+    const schedule = new Schedule(db, IDLE, 1000);
+    schedule.wake(id);
+    const now = Date.now();
+    // the claim has read the due leads (none) when the new lead's notice wakes the campaign
+    const ask = async () => {
+      schedule.wake(id);
+      return 'idle' as const;
+    };
+    expect(await schedule.pass([c], ask, { now: () => now, stopping: () => false })).toBe('done');
+    expect(await schedule.isDue(c, now)).toBe(true);
+  });
 });
