@@ -149,17 +149,21 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
         .where('state', '<>', 'closed')
         .returning(['lead_id', 'worker', 'claimed_at'])
         .executeTakeFirst();
-      if (!row) return false;
       // its lead's lease too, as accept() holds it: the call may still be live
-      await self.ex
-        .updateTable('leads')
-        .set({ next_attempt_at: iso(until) })
-        .where('id', '=', row.lead_id)
-        .where('claimed_by', '=', row.worker)
-        .where('claimed_at', '=', row.claimed_at)
-        .execute();
-      return true;
+      if (row) await self.holdLead(row, until);
+      return row !== undefined;
     });
+  }
+
+  /** the lead of an attempt under way stays held (a concurrency slot) until `until`, if its claim is still the attempt's */
+  private async holdLead(row: { lead_id: string; worker: string; claimed_at: number | null }, until: number): Promise<void> {
+    await this.ex
+      .updateTable('leads')
+      .set({ next_attempt_at: iso(until) })
+      .where('id', '=', row.lead_id)
+      .where('claimed_by', '=', row.worker)
+      .where('claimed_at', '=', row.claimed_at)
+      .execute();
   }
 
   accept(attemptId: string, o: { providerCallId: string | null; control?: string | null; deadlineAt: number }): Promise<boolean> {
@@ -172,14 +176,8 @@ export abstract class SharedQueueStore extends SharedClaimStore implements Queue
         .returning(['lead_id', 'worker', 'claimed_at'])
         .executeTakeFirst();
       if (!row) return false;
-      // the lead stays held (a concurrency slot) until the outcome arrives or the deadline passes
-      await self.ex
-        .updateTable('leads')
-        .set({ next_attempt_at: iso(o.deadlineAt) })
-        .where('id', '=', row.lead_id)
-        .where('claimed_by', '=', row.worker)
-        .where('claimed_at', '=', row.claimed_at)
-        .execute();
+      // the lead stays held until the outcome arrives or the deadline passes
+      await self.holdLead(row, o.deadlineAt);
       return true;
     });
   }
